@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "wlanfairctl.h"
+
+#include <stdio.h>
+
+static void
+print_line (const char *suffix, const char *fmt, va_list ap)
+{
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+
+  /* g_get_prgname() is "wlanfairctl SUBCOMMAND" once dispatched. */
+  g_printerr ("%s: %s%s\n", g_get_prgname (), msg, suffix);
+}
+
+int
+wf_cli_usage_error (const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  print_line (" (see --help)", fmt, ap);
+  va_end (ap);
+  return WF_EXIT_USAGE;
+}
+
+int
+wf_cli_fail (const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  print_line ("", fmt, ap);
+  va_end (ap);
+  return WF_EXIT_FAILURE;
+}
+
+gboolean
+wf_cli_parse_options (GOptionContext *context,
+                      int            *argc,
+                      char         ***argv,
+                      int            *exit_code)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (g_option_context_parse (context, argc, argv, &error))
+    return TRUE;
+  *exit_code = wf_cli_usage_error ("%s", error->message);
+  return FALSE;
+}
+
+void
+wf_cli_print_json (JsonBuilder *builder)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = json_builder_get_root (builder);
+  g_autofree char *text = NULL;
+
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, root);
+  text = json_generator_to_data (gen, NULL);
+  g_print ("%s\n", text);
+}

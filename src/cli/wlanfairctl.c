@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfairctl: dispatch to one subcommand per file. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wlanfairctl.h"
+
+static const WfCliCommand commands[] = {
+  { "fairness", "Jain's and the trade-off index of throughputs or a series",
+    wf_cli_fairness },
+};
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: wlanfairctl [--help] [--version] COMMAND [ARGS...]\n"
+           "\n"
+           "Commands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out,
+           "\n"
+           "'wlanfairctl COMMAND --help' describes a command; see also "
+           "wlanfairctl(1).\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *cmd;
+
+  setlocale (LC_ALL, "");
+  /* Numbers in and out are C-locale ("2.5", never "2,5"). */
+  setlocale (LC_NUMERIC, "C");
+
+  if (argc < 2)
+    {
+      usage (stderr);
+      return WF_EXIT_USAGE;
+    }
+
+  cmd = argv[1];
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (cmd, commands[i].name))
+      {
+        g_autofree char *prgname = g_strdup_printf ("wlanfairctl %s", cmd);
+
+        /* Once only (GLib 2.72 frees the old name); GOption's usage line
+         * and our messages then name the subcommand. */
+        g_set_prgname (prgname);
+        /* The subcommand sees itself as argv[0]. */
+        return commands[i].run (argc - 1, argv + 1);
+      }
+
+  g_set_prgname ("wlanfairctl");
+  if (g_str_equal (cmd, "--help") || g_str_equal (cmd, "-h") || g_str_equal (cmd, "help"))
+    {
+      usage (stdout);
+      return WF_EXIT_OK;
+    }
+  if (g_str_equal (cmd, "--version") || g_str_equal (cmd, "-V"))
+    {
+      printf ("wlanfairctl %s\n", PACKAGE_VERSION);
+      return WF_EXIT_OK;
+    }
+
+  if (cmd[0] == '-')
+    return wf_cli_usage_error ("unknown option %s", cmd);
+  return wf_cli_usage_error ("unknown command '%s'", cmd);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+enum {
+  WF_EXIT_OK = 0,
+  WF_EXIT_FAILURE = 1, /* bad input data, I/O, the system */
+  WF_EXIT_USAGE = 2,   /* bad command line */
+};
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  int       (*run) (int argc, char **argv);
+} WfCliCommand;
+
+/* One subcommand per file: wlanfairctl-<name>.c */
+int wf_cli_fairness (int argc, char **argv);
+
+/* Print "wlanfairctl CMD: message (see --help)" as one line; returns 2. */
+int wf_cli_usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+/* Print "wlanfairctl CMD: message"; returns 1. */
+int wf_cli_fail (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+
+gboolean wf_cli_parse_options (GOptionContext *context,
+                               int            *argc,
+                               char         ***argv,
+                               int            *exit_code);
+
+void wf_cli_print_json (JsonBuilder *builder);
+
+G_END_DECLS

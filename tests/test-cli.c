@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfairctl as a user runs it: the built binary, its exit status,
+ * stdout and stderr. */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+typedef struct {
+  int   status;
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_argv (Run *r, const char *input, const char * const *args)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  const char *ctl = g_getenv ("WLANFAIRCTL");
+
+  g_assert_nonnull (ctl);
+  g_ptr_array_add (argv, (char *) ctl);
+  for (; *args; args++)
+    g_ptr_array_add (argv, (char *) *args);
+  g_ptr_array_add (argv, NULL);
+
+  proc = g_subprocess_newv ((const char * const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                            G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, input, NULL, &r->out, &r->err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  r->status = g_subprocess_get_exit_status (proc);
+}
+
+#define RUN(r, input, ...) \
+  run_argv ((r), (input), (const char * const[]) { __VA_ARGS__, NULL })
+
+static JsonObject *
+parse_object (const char *text, JsonParser **keep)
+{
+  g_autoptr(GError) error = NULL;
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  root = json_parser_get_root (parser);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
+  *keep = parser;
+  return json_node_get_object (root);
+}
+
+static void
+assert_one_line (const char *text, const char *part)
+{
+  g_assert_nonnull (text);
+  g_assert_true (g_str_has_suffix (text, "\n"));
+  g_assert_null (strchr (text, '\n') + 1 == text + strlen (text) ? NULL : "more than one line");
+  if (strstr (text, part) == NULL)
+    g_error ("stderr '%s' does not name '%s'", text, part);
+}
+
+static void
+test_version (void)
+{
+  g_auto(Run) r = { 0 };
+
+  RUN (&r, NULL, "--version");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (g_str_has_prefix (r.out, "wlanfairctl "));
+  g_assert_true (g_regex_match_simple ("^wlanfairctl [0-9]+\\.[0-9]+\\.[0-9]+\n$", r.out, 0, 0));
+}
+
+static void
+test_help (void)
+{
+  g_auto(Run) top = { 0 }, sub = { 0 };
+
+  RUN (&top, NULL, "--help");
+  g_assert_cmpint (top.status, ==, 0);
+  g_assert_nonnull (strstr (top.out, "fairness"));
+
+  RUN (&sub, NULL, "fairness", "--help");
+  g_assert_cmpint (sub.status, ==, 0);
+  g_assert_nonnull (strstr (sub.out, "--capacity"));
+  g_assert_nonnull (strstr (sub.out, "--series"));
+}
+
+static void
+test_table (void)
+{
+  g_auto(Run) r = { 0 };
+
+  RUN (&r, NULL, "fairness", "--capacity", "10", "1", "2", "3");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  /* 6/7 and 30/61, 4 decimals */
+  g_assert_nonnull (strstr (r.out, "n         3\n"));
+  g_assert_nonnull (strstr (r.out, "sum       6\n"));
+  g_assert_nonnull (strstr (r.out, "jain      0.8571\n"));
+  g_assert_nonnull (strstr (r.out, "tradeoff  0.4918"));
+}
+
+static void
+test_json_shape (void)
+{
+  g_autoptr(JsonParser) p1 = NULL, p2 = NULL;
+  g_auto(Run) with = { 0 }, without = { 0 };
+  JsonObject *o;
+
+  RUN (&with, NULL, "fairness", "--json", "--capacity", "10", "--alpha", "2", "1", "2", "3");
+  g_assert_cmpint (with.status, ==, 0);
+  o = parse_object (with.out, &p1);
+  g_assert_cmpint (json_object_get_int_member (o, "n"), ==, 3);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "sum"), 6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "jain"), 6.0 / 7, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "tradeoff"), 18.0 / 61, 1e-9);
+
+  RUN (&without, NULL, "fairness", "--json", "5", "5");
+  g_assert_cmpint (without.status, ==, 0);
+  o = parse_object (without.out, &p2);
+  g_assert_true (json_object_has_member (o, "tradeoff"));
+  g_assert_true (json_object_get_null_member (o, "tradeoff"));
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "jain"), 1, 1e-9);
+}
+
+static void
+test_si_suffixes (void)
+{
+  g_autoptr(JsonParser) p = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *o;
+
+  /* Same unit for C and X: 10M of 20M capacity, shares 2.5M and 7.5M. */
+  RUN (&r, NULL, "fairness", "--json", "--capacity", "0.02G", "2.5M", "7500k");
+  g_assert_cmpint (r.status, ==, 0);
+  o = parse_object (r.out, &p);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "sum"), 10e6, 1e-3);
+  /* 400 / (2 * 62.5 - 400 + 800) * 0.5 with values in M */
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "tradeoff"),
+                                  400.0 / 525.0 * 0.5, 1e-9);
+}
+
+static void
+test_usage_errors (void)
+{
+  struct {
+    const char *args[8];
+    const char *names;
+  } cases[] = {
+    { { "fairness" }, "no throughputs" },
+    { { "fairness", "1", "abc" }, "'abc'" },
+    { { "fairness", "1", "--", "-2" }, "'-2' is negative" },
+    { { "fairness", "1", "nan" }, "'nan'" },
+    { { "fairness", "1", "inf" }, "'inf'" },
+    { { "fairness", "1e999" }, "'1e999'" },
+    { { "fairness", "5m" }, "'5m'" },
+    { { "fairness", "--bogus", "1" }, "--bogus" },
+    { { "fairness", "--capacity", "0", "1" }, "--capacity" },
+    { { "fairness", "--capacity", "-3", "1" }, "--capacity" },
+    { { "fairness", "--capacity", "x", "1" }, "--capacity" },
+    { { "fairness", "--capacity", "2", "1", "2" }, "--capacity" },
+    { { "fairness", "--capacity", "2", "--alpha", "-1", "1" }, "--alpha" },
+    { { "fairness", "--alpha", "2", "1" }, "--alpha needs --capacity" },
+    { { "fairness", "--allow-over", "1" }, "--allow-over needs --capacity" },
+    { { "fairness", "--window", "1", "1" }, "--window needs --series" },
+    { { "fairness", "--series", "x.csv" }, "--series needs --window" },
+    { { "fairness", "--series", "x.csv", "--window", "1", "3" }, "--series" },
+    { { "fairness", "--series", "x.csv", "--window", "1,,2" }, "--window" },
+    { { "fairness", "--series", "x.csv", "--window", "0" }, "--window" },
+    { { "fairness", "--series", "x.csv", "--window", "1", "--step", "0" }, "--step" },
+    { { "fairness", "--capacity" }, "--capacity" },
+    { { "frobnicate" }, "frobnicate" },
+    { { "--frobnicate" }, "--frobnicate" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Run) r = { 0 };
+
+      g_test_message ("case %" G_GSIZE_FORMAT ": %s", i, cases[i].names);
+      run_argv (&r, NULL, cases[i].args);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_cmpstr (r.out, ==, "");
+      assert_one_line (r.err, cases[i].names);
+    }
+}
+
+static void
+test_allow_over (void)
+{
+  g_autoptr(JsonParser) p = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *o;
+
+  RUN (&r, NULL, "fairness", "--json", "--capacity", "10", "--allow-over", "6", "6");
+  g_assert_cmpint (r.status, ==, 0);
+  o = parse_object (r.out, &p);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (o, "tradeoff"), 100.0 / 104, 1e-9);
+}
+
+static char *
+write_series (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("wlanfair-XXXXXX.csv", &path, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+  close (fd);
+  return path;
+}
+
+static const char alternating[] =
+  "start_s,end_s,flow,bits_per_s\n"
+  "0,1,a,10M\n1,2,a,10M\n2,3,a,0\n3,4,a,10M\n"
+  "0,1,b,10M\n1,2,b,0\n2,3,b,10M\n3,4,b,10M\n";
+
+static void
+test_series_json (void)
+{
+  g_autoptr(JsonParser) p = NULL;
+  g_autofree char *path = write_series (alternating);
+  g_auto(Run) r = { 0 };
+  JsonObject *o, *w, *jain;
+  JsonArray *windows;
+
+  RUN (&r, NULL, "fairness", "--json", "--series", path, "--window", "1,2", "--capacity", "20M");
+  g_unlink (path);
+  g_assert_cmpint (r.status, ==, 0);
+  o = parse_object (r.out, &p);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (o, "series"), "flows"), ==, 2);
+  windows = json_object_get_array_member (o, "windows");
+  g_assert_cmpuint (json_array_get_length (windows), ==, 2);
+
+  w = json_array_get_object_element (windows, 0);
+  g_assert_cmpint (json_object_get_int_member (w, "count"), ==, 4);
+  jain = json_object_get_object_member (w, "jain");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (jain, "min"), 0.5, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (jain, "mean"), 0.75, 1e-9);
+  g_assert_cmpfloat_with_epsilon (
+    json_object_get_double_member (json_object_get_object_member (w, "tradeoff"), "min"),
+    1.0 / 3, 1e-9);
+
+  w = json_array_get_object_element (windows, 1);
+  g_assert_cmpint (json_object_get_int_member (w, "count"), ==, 3);
+  jain = json_object_get_object_member (w, "jain");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (jain, "min"), 0.9, 1e-9);
+}
+
+static void
+test_series_stdin_table (void)
+{
+  g_auto(Run) r = { 0 };
+
+  RUN (&r, alternating, "fairness", "--series", "-", "--window", "1");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "<stdin>: 2 flows, 8 samples"));
+  g_assert_true (g_regex_match_simple ("^ +1 +1 +4 +0\\.5000 +0\\.7500 +- +-$", r.out,
+                                       G_REGEX_MULTILINE, 0));
+}
+
+static void
+test_series_errors (void)
+{
+  struct {
+    const char *text;
+    const char *args[4];
+    const char *part;
+  } cases[] = {
+    { "0,1,a,1\n1,2,a,x\n", { "--window", "1" }, ":2: 'x' is not a number" },
+    { "0,1,a,1\n\n\n0.5,3,a,1\n", { "--window", "1" }, ":4: flow 'a' interval [0.5, 3) overlaps line 1" },
+    { "0,1,a,1\n1,2,a\n", { "--window", "1" }, ":2: expected 4 fields" },
+    { "0,1,a,1\n", { "--window", "2" }, "window 2 s is longer than the series" },
+    { "0,1,a,1\n", { "--window", "0.5", "--step", "0.0000001" }, "use a larger step" },
+    { "0,1,a,10\n0,1,b,10\n", { "--window", "1", "--capacity", "15" }, "--allow-over" },
+    { "", { "--window", "1" }, "no samples" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = write_series (cases[i].text);
+      g_auto(Run) r = { 0 };
+      const char *argv[8] = { "fairness", "--series", path };
+
+      memcpy (&argv[3], cases[i].args, sizeof cases[i].args);
+      g_test_message ("case %" G_GSIZE_FORMAT ": %s", i, cases[i].part);
+      run_argv (&r, NULL, argv);
+      g_unlink (path);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_cmpstr (r.out, ==, "");
+      assert_one_line (r.err, cases[i].part);
+      /* Errors name the file. */
+      g_assert_nonnull (strstr (r.err, path));
+    }
+
+  {
+    g_auto(Run) r = { 0 };
+
+    RUN (&r, NULL, "fairness", "--series", "/nonexistent/s.csv", "--window", "1");
+    g_assert_cmpint (r.status, ==, 1);
+    assert_one_line (r.err, "/nonexistent/s.csv");
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/cli/version", test_version);
+  g_test_add_func ("/cli/help", test_help);
+  g_test_add_func ("/cli/fairness/table", test_table);
+  g_test_add_func ("/cli/fairness/json-shape", test_json_shape);
+  g_test_add_func ("/cli/fairness/si-suffixes", test_si_suffixes);
+  g_test_add_func ("/cli/fairness/usage-errors", test_usage_errors);
+  g_test_add_func ("/cli/fairness/allow-over", test_allow_over);
+  g_test_add_func ("/cli/fairness/series-json", test_series_json);
+  g_test_add_func ("/cli/fairness/series-stdin-table", test_series_stdin_table);
+  g_test_add_func ("/cli/fairness/series-errors", test_series_errors);
+
+  return g_test_run ();
+}
