@@ -183,6 +183,7 @@ test_usage_errors (void)
     { { "fairness", "--series", "x.csv", "--window", "0" }, "--window" },
     { { "fairness", "--series", "x.csv", "--window", "1", "--step", "0" }, "--step" },
     { { "fairness", "--capacity" }, "--capacity" },
+    { { NULL }, "no command given" },
     { { "frobnicate" }, "frobnicate" },
     { { "--frobnicate" }, "--frobnicate" },
   };

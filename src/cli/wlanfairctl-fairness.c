@@ -230,6 +230,8 @@ run_series (Options *o)
   g_autoptr(GError) error = NULL;
   g_autoptr(WfSeries) series = NULL;
   g_autofree WfSwmResult *results = NULL;
+  g_autofree char *display = g_str_equal (o->series_arg, "-")
+    ? g_strdup ("<stdin>") : g_filename_display_name (o->series_arg);
   WfSwmParams params = {
     .step = o->step,
     .capacity = o->capacity,
@@ -264,7 +266,7 @@ run_series (Options *o)
       json_builder_set_member_name (b, "series");
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "file");
-      json_builder_add_string_value (b, o->series_arg);
+      json_builder_add_string_value (b, display);
       json_builder_set_member_name (b, "flows");
       json_builder_add_int_value (b, wf_series_get_n_flows (series));
       json_builder_set_member_name (b, "samples");
@@ -309,7 +311,7 @@ run_series (Options *o)
     }
 
   printf ("series   %s: %u flows, %u samples, %g s to %g s\n",
-          g_str_equal (o->series_arg, "-") ? "<stdin>" : o->series_arg, wf_series_get_n_flows (series),
+          display, wf_series_get_n_flows (series),
           wf_series_get_n_samples (series), t0, t1);
   if (params.capacity > 0)
     printf ("run      jain %.4f  tradeoff %.4f  (capacity %.10g, alpha %g)\n",
@@ -337,8 +339,8 @@ run_series (Options *o)
 
 data_error:
   if (g_error_matches (error, WF_ERROR, WF_ERROR_OVER_CAPACITY))
-    return wf_cli_fail ("%s: %s; --allow-over accepts that", o->series_arg, error->message);
-  return wf_cli_fail ("%s: %s", o->series_arg, error->message);
+    return wf_cli_fail ("%s: %s; --allow-over accepts that", display, error->message);
+  return wf_cli_fail ("%s: %s", display, error->message);
 }
 
 int

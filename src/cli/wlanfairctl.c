@@ -14,18 +14,16 @@ static const WfCliCommand commands[] = {
 };
 
 static void
-usage (FILE *out)
+usage (void)
 {
-  fprintf (out,
-           "Usage: wlanfairctl [--help] [--version] COMMAND [ARGS...]\n"
-           "\n"
-           "Commands:\n");
+  printf ("Usage: wlanfairctl [--help] [--version] COMMAND [ARGS...]\n"
+          "\n"
+          "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out,
-           "\n"
-           "'wlanfairctl COMMAND --help' describes a command; see also "
-           "wlanfairctl(1).\n");
+    printf ("  %-10s %s\n", commands[i].name, commands[i].summary);
+  printf ("\n"
+          "'wlanfairctl COMMAND --help' describes a command; see also "
+          "wlanfairctl(1).\n");
 }
 
 int
@@ -39,8 +37,8 @@ main (int argc, char **argv)
 
   if (argc < 2)
     {
-      usage (stderr);
-      return WF_EXIT_USAGE;
+      g_set_prgname ("wlanfairctl");
+      return wf_cli_usage_error ("no command given");
     }
 
   cmd = argv[1];
@@ -59,7 +57,7 @@ main (int argc, char **argv)
   g_set_prgname ("wlanfairctl");
   if (g_str_equal (cmd, "--help") || g_str_equal (cmd, "-h") || g_str_equal (cmd, "help"))
     {
-      usage (stdout);
+      usage ();
       return WF_EXIT_OK;
     }
   if (g_str_equal (cmd, "--version") || g_str_equal (cmd, "-V"))
