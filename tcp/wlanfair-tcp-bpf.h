@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "wlanfair-ackloss-core.h"
+#include "wlanfair-tcp-shared.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  gboolean btf;          /* /sys/kernel/btf/vmlinux */
+  gboolean reno_kfuncs;  /* tcp_reno_* callable from BPF (5.13+) */
+  gboolean cubic_kfuncs; /* cubictcp_* (CUBIC built in) */
+  gboolean link;         /* struct_ops links: kernel 6.4+ and libbpf 1.2+ */
+  guint    libbpf_major;
+  guint    libbpf_minor;
+} WfTcpFeatures;
+
+typedef struct {
+  guint       thresh;
+  guint       beta;        /* 1/1024 */
+  const char *scope_cc;    /* CC the sock_ops program hands out, or NULL */
+  const char *pin_dir;     /* bpffs directory for legacy registrations */
+} WfTcpBpfConfig;
+
+typedef struct _WfTcpBpf WfTcpBpf;
+
+extern const char * const wf_tcp_cc_names[WF_CC_COUNT];
+
+gboolean  wf_tcp_features_probe (WfTcpFeatures *f,
+                                 GError       **error);
+
+gboolean  wf_tcp_bpf_cleanup_stale (const char *pin_dir,
+                                    GError    **error);
+
+WfTcpBpf *wf_tcp_bpf_load (const WfTcpBpfConfig *config,
+                           const WfTcpFeatures  *features,
+                           GError              **error);
+gboolean  wf_tcp_bpf_has_cc (WfTcpBpf *bpf,
+                             guint     cc);
+gboolean  wf_tcp_bpf_attach_cgroup (WfTcpBpf   *bpf,
+                                    const char *cgroup_path,
+                                    GError    **error);
+gboolean  wf_tcp_bpf_set_wifi_addrs (WfTcpBpf *bpf,
+                                     GArray   *keys,
+                                     GError  **error);
+gboolean  wf_tcp_bpf_read_counters (WfTcpBpf                   *bpf,
+                                    struct wf_ackloss_counters *out,
+                                    GError                    **error);
+void      wf_tcp_bpf_free (WfTcpBpf *bpf);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfTcpBpf, wf_tcp_bpf_free)
+
+G_END_DECLS

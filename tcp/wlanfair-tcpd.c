@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfair-tcpd: registers ackloss_reno and ackloss_cubic, applies the
+ * scope, and undoes all of it on stop (or at the next start after a crash). */
+#include "config.h"
+
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "wlanfair-error.h"
+#include "wlanfair-number.h"
+#include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-sysctl.h"
+#include "wlanfair-tcp-wifi.h"
+
+#define EXIT_USAGE 2
+#define DEFAULT_CONFIG SYSCONFDIR "/wlanfair/tcp.conf"
+
+typedef enum { SCOPE_WIFI, SCOPE_SYSTEM, SCOPE_OPT_IN } Scope;
+static const char * const scope_names[] = { "wifi", "system", "opt-in" };
+
+typedef struct {
+  Scope    scope;
+  guint    cc;       /* WF_CC_* */
+  guint    thresh;
+  double   beta;
+  char   **interfaces;
+  char    *cgroup;
+  char    *state_dir;
+  char    *pin_dir;
+} Config;
+
+typedef struct {
+  Config            config;
+  WfTcpFeatures     features;
+  WfTcpBpf         *bpf;
+  WfTcpWifi        *wifi;
+  WfTcpSysctlState  sysctl;
+  gboolean          sysctl_applied;
+  char             *status_path;
+  GMainLoop        *loop;
+  int               exit_code;
+} Daemon;
+
+static gboolean
+parse_scope (const char *text, Scope *out, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (scope_names); i++)
+    if (g_str_equal (text, scope_names[i]))
+      {
+        *out = i;
+        return TRUE;
+      }
+  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+               "scope '%s' is not one of wifi, system, opt-in", text);
+  return FALSE;
+}
+
+static gboolean
+parse_cc (const char *text, guint *out, GError **error)
+{
+  for (guint i = 0; i < WF_CC_COUNT; i++)
+    if (g_str_equal (text, wf_tcp_cc_names[i]))
+      {
+        *out = i;
+        return TRUE;
+      }
+  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+               "cc '%s' is not one of ackloss_cubic, ackloss_reno", text);
+  return FALSE;
+}
+
+static gboolean
+parse_thresh (const char *text, guint *out, GError **error)
+{
+  double v;
+
+  if (!wf_number_parse (text, WF_NUMBER_POSITIVE, &v, error))
+    return FALSE;
+  if (v != floor (v) || v > 1000)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "thresh '%s' must be a whole number from 1 to 1000", text);
+      return FALSE;
+    }
+  *out = (guint) v;
+  return TRUE;
+}
+
+static gboolean
+parse_beta (const char *text, double *out, GError **error)
+{
+  double v;
+
+  if (!wf_number_parse (text, WF_NUMBER_POSITIVE, &v, error))
+    return FALSE;
+  if (v > 1 || v * WF_ACKLOSS_ONE < 0.5)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "beta '%s' must be in (0, 1] and at least 1/1024", text);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
+/* The config file: every key known, every value valid, or an error. */
+static gboolean
+load_config_file (Config *c, const char *path, gboolean must_exist, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GError) local = NULL;
+  g_auto(GStrv) groups = NULL;
+  g_auto(GStrv) keys = NULL;
+  static const char * const known[] = {
+    "scope", "cc", "thresh", "beta", "interfaces", NULL
+  };
+
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local))
+    {
+      if (!must_exist && g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
+      return FALSE;
+    }
+  groups = g_key_file_get_groups (kf, NULL);
+  for (char **g = groups; *g; g++)
+    if (!g_str_equal (*g, "tcp"))
+      {
+        g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                     "%s: unknown section [%s] (only [tcp])", path, *g);
+        return FALSE;
+      }
+  if (!g_key_file_has_group (kf, "tcp"))
+    return TRUE;
+  keys = g_key_file_get_keys (kf, "tcp", NULL, NULL);
+  for (char **k = keys; *k; k++)
+    {
+      g_autofree char *v = g_key_file_get_string (kf, "tcp", *k, NULL);
+      gboolean ok = TRUE;
+
+      if (!g_strv_contains (known, *k))
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s: unknown key '%s'", path, *k);
+          return FALSE;
+        }
+      g_strstrip (v);
+      if (g_str_equal (*k, "scope"))
+        ok = parse_scope (v, &c->scope, &local);
+      else if (g_str_equal (*k, "cc"))
+        ok = parse_cc (v, &c->cc, &local);
+      else if (g_str_equal (*k, "thresh"))
+        ok = parse_thresh (v, &c->thresh, &local);
+      else if (g_str_equal (*k, "beta"))
+        ok = parse_beta (v, &c->beta, &local);
+      else if (g_str_equal (*k, "interfaces"))
+        {
+          g_strfreev (c->interfaces);
+          c->interfaces = g_strsplit_set (v, ",; ", -1);
+        }
+      if (!ok)
+        {
+          g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* cgroup v2 root, wherever it is mounted (unified or hybrid hierarchy). */
+static char *
+find_cgroup2 (void)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/self/mountinfo", &text, NULL, NULL))
+    return NULL;
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      g_auto(GStrv) f = g_strsplit (*l, " ", -1);
+      guint n = g_strv_length (f);
+
+      /* ... mount-point ... - fstype source options */
+      for (guint i = 6; i + 1 < n; i++)
+        if (g_str_equal (f[i], "-") && g_str_equal (f[i + 1], "cgroup2"))
+          return g_strdup (f[4]);
+    }
+  return NULL;
+}
+
+static void
+write_status (Daemon *d)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  struct wf_ackloss_counters counters[WF_CC_COUNT];
+  gboolean have_counters = wf_tcp_bpf_read_counters (d->bpf, counters, &error);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "version");
+  json_builder_add_int_value (b, 1);
+  json_builder_set_member_name (b, "pid");
+  json_builder_add_int_value (b, getpid ());
+  json_builder_set_member_name (b, "updated");
+  json_builder_add_int_value (b, g_get_real_time () / G_USEC_PER_SEC);
+  json_builder_set_member_name (b, "scope");
+  json_builder_add_string_value (b, scope_names[d->config.scope]);
+  json_builder_set_member_name (b, "cc");
+  json_builder_add_string_value (b, wf_tcp_cc_names[d->config.cc]);
+  json_builder_set_member_name (b, "thresh");
+  json_builder_add_int_value (b, d->config.thresh);
+  json_builder_set_member_name (b, "beta");
+  json_builder_add_double_value (b, d->config.beta);
+  json_builder_set_member_name (b, "registration");
+  json_builder_add_string_value (b, d->features.link ? "struct_ops link" : "struct_ops map (legacy)");
+  json_builder_set_member_name (b, "interfaces");
+  json_builder_begin_array (b);
+  for (char **i = d->config.interfaces; i && *i; i++)
+    json_builder_add_string_value (b, *i);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "registered");
+  json_builder_begin_object (b);
+  for (guint cc = 0; cc < WF_CC_COUNT; cc++)
+    {
+      if (!wf_tcp_bpf_has_cc (d->bpf, cc))
+        continue;
+      json_builder_set_member_name (b, wf_tcp_cc_names[cc]);
+      json_builder_begin_object (b);
+      if (have_counters)
+        {
+          const struct wf_ackloss_counters *c = &counters[cc];
+#define COUNTER(name) \
+          json_builder_set_member_name (b, #name); \
+          json_builder_add_int_value (b, (gint64) c->name);
+          COUNTER (acks);
+          COUNTER (ack_losses);
+          COUNTER (halvings);
+          COUNTER (suppressed_data_loss);
+          COUNTER (suppressed_reorder);
+#undef COUNTER
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  text = json_generator_to_data (gen, NULL);
+  if (!g_file_set_contents (d->status_path, text, -1, &error))
+    g_warning ("%s", error->message);
+  else
+    g_chmod (d->status_path, 0644);
+}
+
+static gboolean
+status_tick (gpointer data)
+{
+  write_status (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+quit_cb (gpointer data)
+{
+  Daemon *d = data;
+
+  g_message ("stopping");
+  g_main_loop_quit (d->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wifi_changed (GArray *keys, gpointer data)
+{
+  Daemon *d = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!wf_tcp_bpf_set_wifi_addrs (d->bpf, keys, &error))
+    g_warning ("%s", error->message);
+}
+
+static char **
+our_cc_names (void)
+{
+  char **v = g_new0 (char *, WF_CC_COUNT + 1);
+
+  for (guint i = 0; i < WF_CC_COUNT; i++)
+    v[i] = g_strdup (wf_tcp_cc_names[i]);
+  return v;
+}
+
+/* Everything the daemon changed, undone in the safe order: defaults and
+ * the allowed list first, then nothing hands the CCs out, then they go. */
+static gboolean
+teardown (Daemon *d)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ours = our_cc_names ();
+  gboolean ok = TRUE;
+
+  if (d->sysctl_applied && !wf_tcp_sysctl_restore (&d->sysctl, ours, &error))
+    {
+      g_warning ("restoring sysctls: %s", error->message);
+      ok = FALSE;
+    }
+  g_clear_pointer (&d->wifi, wf_tcp_wifi_free);
+  if (d->bpf)
+    {
+      g_clear_pointer (&d->bpf, wf_tcp_bpf_free);
+      g_message ("unregistered ackloss_reno and ackloss_cubic");
+    }
+  if (d->status_path)
+    g_unlink (d->status_path);
+  return ok;
+}
+
+static gboolean
+start (Daemon *d, GError **error)
+{
+  Config *c = &d->config;
+  g_auto(GStrv) ours = our_cc_names ();
+  WfTcpBpfConfig bc = {
+    .thresh = c->thresh,
+    .beta = (guint) lround (c->beta * WF_ACKLOSS_ONE),
+    .scope_cc = c->scope == SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
+    .pin_dir = c->pin_dir,
+  };
+  g_autofree char *state_path = g_build_filename (c->state_dir, "tcpd.state", NULL);
+
+  if (!wf_tcp_features_probe (&d->features, error))
+    return FALSE;
+  g_message ("kernel: BTF yes, reno kfuncs yes, cubic kfuncs %s; libbpf %u.%u; "
+             "registering with %s",
+             d->features.cubic_kfuncs ? "yes" : "no (ackloss_cubic unavailable)",
+             d->features.libbpf_major, d->features.libbpf_minor,
+             d->features.link ? "struct_ops links (unregistered when this process exits)"
+                              : "legacy struct_ops maps (pinned for crash cleanup)");
+  if (c->cc == WF_CC_CUBIC && !d->features.cubic_kfuncs)
+    {
+      g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED,
+                           "cc=ackloss_cubic needs CUBIC built into the kernel "
+                           "(cubictcp_* kfuncs); use cc=ackloss_reno");
+      return FALSE;
+    }
+
+  /* What a crashed instance left: first its sysctls, so that no default
+   * names a CC, then its registrations. */
+  if (!wf_tcp_sysctl_recover (state_path, ours, error) ||
+      !wf_tcp_bpf_cleanup_stale (c->pin_dir, error))
+    return FALSE;
+
+  d->bpf = wf_tcp_bpf_load (&bc, &d->features, error);
+  if (d->bpf == NULL)
+    return FALSE;
+  g_message ("registered %s%s (thresh %u, beta %g)", "ackloss_reno",
+             wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
+             c->thresh, c->beta);
+
+  d->sysctl.path = g_steal_pointer (&state_path);
+  switch (c->scope)
+    {
+    case SCOPE_WIFI:
+      {
+        g_autofree char *cgroup = c->cgroup ? g_strdup (c->cgroup) : find_cgroup2 ();
+
+        if (cgroup == NULL)
+          {
+            g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED,
+                                 "scope=wifi needs a cgroup v2 hierarchy, none is mounted");
+            return FALSE;
+          }
+        if (!wf_tcp_bpf_attach_cgroup (d->bpf, cgroup, error))
+          return FALSE;
+        d->wifi = wf_tcp_wifi_new (c->interfaces, wifi_changed, d, error);
+        if (d->wifi == NULL)
+          return FALSE;
+        g_message ("scope wifi: new connections from %s addresses get %s (cgroup %s)",
+                   c->interfaces && c->interfaces[0] ? "the configured interfaces'" : "Wi-Fi",
+                   wf_tcp_cc_names[c->cc], cgroup);
+        break;
+      }
+    case SCOPE_SYSTEM:
+      {
+        const char *allow[] = { wf_tcp_cc_names[c->cc], NULL };
+
+        d->sysctl_applied = TRUE;
+        if (!wf_tcp_sysctl_apply (&d->sysctl, (char **) allow, wf_tcp_cc_names[c->cc], error))
+          return FALSE;
+        break;
+      }
+    case SCOPE_OPT_IN:
+      {
+        const char *allow[WF_CC_COUNT + 1] = { NULL };
+        guint n = 0;
+
+        for (guint cc = 0; cc < WF_CC_COUNT; cc++)
+          if (wf_tcp_bpf_has_cc (d->bpf, cc))
+            allow[n++] = wf_tcp_cc_names[cc];
+        d->sysctl_applied = TRUE;
+        if (!wf_tcp_sysctl_apply (&d->sysctl, (char **) allow, NULL, error))
+          return FALSE;
+        break;
+      }
+    }
+
+  d->status_path = g_build_filename (c->state_dir, "tcp-status.json", NULL);
+  write_status (d);
+  return TRUE;
+}
+
+int
+main (int argc, char **argv)
+{
+  Daemon d = { .config = { .scope = SCOPE_WIFI, .cc = WF_CC_CUBIC,
+                           .thresh = WF_ACKLOSS_THRESH_DEFAULT,
+                           .beta = WF_ACKLOSS_BETA_DEFAULT / (double) WF_ACKLOSS_ONE } };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autofree char *config_path = NULL, *scope = NULL, *cc = NULL, *thresh = NULL, *beta = NULL;
+  g_auto(GStrv) interfaces = NULL;
+  gboolean version = FALSE, check = FALSE;
+  const GOptionEntry entries[] = {
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &config_path,
+      "Configuration file (default " DEFAULT_CONFIG ")", "FILE" },
+    { "scope", 0, 0, G_OPTION_ARG_STRING, &scope,
+      "Which connections use the CC: wifi (default), system, opt-in", "SCOPE" },
+    { "cc", 0, 0, G_OPTION_ARG_STRING, &cc,
+      "ackloss_cubic (default) or ackloss_reno", "CC" },
+    { "thresh", 0, 0, G_OPTION_ARG_STRING, &thresh,
+      "Lost ACKs per round that count as congestion (default 1)", "N" },
+    { "beta", 0, 0, G_OPTION_ARG_STRING, &beta,
+      "Smoothing factor of the ACK span estimate (default 0.125)", "X" },
+    { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
+      "A Wi-Fi interface for scope=wifi (repeatable; default: all wireless)", "IFACE" },
+    { "cgroup", 0, 0, G_OPTION_ARG_FILENAME, &d.config.cgroup,
+      "cgroup v2 directory for scope=wifi (default: the root)", "DIR" },
+    { "state-dir", 0, 0, G_OPTION_ARG_FILENAME, &d.config.state_dir,
+      "Runtime state (default /run/wlanfair)", "DIR" },
+    { "pin-dir", 0, 0, G_OPTION_ARG_FILENAME, &d.config.pin_dir,
+      "bpffs directory for legacy registrations (default /sys/fs/bpf/wlanfair)", "DIR" },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+      "Print what the kernel and libbpf support, then exit", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
+    { NULL },
+  };
+
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+  g_set_prgname ("wlanfair-tcpd");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+    "Registers the ACK-loss TCP congestion controls (ackloss_cubic,\n"
+    "ackloss_reno) and applies them to Wi-Fi connections, the whole system,\n"
+    "or applications that ask. Undoes everything when it stops.");
+  g_option_context_set_description (ctx, "See wlanfair-tcpd(8).");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      g_printerr ("wlanfair-tcpd: %s (see --help)\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (argc > 1)
+    {
+      g_printerr ("wlanfair-tcpd: unexpected argument '%s' (see --help)\n", argv[1]);
+      return EXIT_USAGE;
+    }
+  if (version)
+    {
+      printf ("wlanfair-tcpd %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+
+  if (!load_config_file (&d.config, config_path ? config_path : DEFAULT_CONFIG,
+                         config_path != NULL, &error) ||
+      (scope && !parse_scope (scope, &d.config.scope, &error)) ||
+      (cc && !parse_cc (cc, &d.config.cc, &error)) ||
+      (thresh && !parse_thresh (thresh, &d.config.thresh, &error)) ||
+      (beta && !parse_beta (beta, &d.config.beta, &error)))
+    {
+      g_printerr ("wlanfair-tcpd: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (interfaces)
+    {
+      g_strfreev (d.config.interfaces);
+      d.config.interfaces = g_steal_pointer (&interfaces);
+    }
+  if (d.config.interfaces && d.config.scope != SCOPE_WIFI)
+    {
+      g_printerr ("wlanfair-tcpd: interfaces are only used with scope=wifi\n");
+      return EXIT_USAGE;
+    }
+  if (!d.config.state_dir)
+    d.config.state_dir = g_strdup ("/run/wlanfair");
+  if (!d.config.pin_dir)
+    d.config.pin_dir = g_strdup ("/sys/fs/bpf/wlanfair");
+
+  if (check)
+    {
+      WfTcpFeatures f;
+      gboolean ok = wf_tcp_features_probe (&f, &error);
+
+      printf ("btf %s\nreno_kfuncs %s\ncubic_kfuncs %s\nstruct_ops_link %s\nlibbpf %u.%u\n",
+              f.btf ? "yes" : "no", f.reno_kfuncs ? "yes" : "no",
+              f.cubic_kfuncs ? "yes" : "no", f.link ? "yes" : "no",
+              f.libbpf_major, f.libbpf_minor);
+      if (!ok)
+        g_printerr ("wlanfair-tcpd: %s\n", error->message);
+      d.exit_code = ok ? 0 : 1;
+      goto out;
+    }
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  g_unix_signal_add (SIGTERM, quit_cb, &d);
+  g_unix_signal_add (SIGINT, quit_cb, &d);
+
+  if (!start (&d, &error))
+    {
+      g_printerr ("wlanfair-tcpd: %s\n", error->message);
+      teardown (&d);
+      d.exit_code = 1;
+      goto out;
+    }
+
+#ifdef HAVE_LIBSYSTEMD
+  sd_notifyf (0, "READY=1\nSTATUS=%s registered, scope %s",
+              wf_tcp_cc_names[d.config.cc], scope_names[d.config.scope]);
+#endif
+  g_timeout_add_seconds (1, status_tick, &d);
+  g_main_loop_run (d.loop);
+#ifdef HAVE_LIBSYSTEMD
+  sd_notify (0, "STOPPING=1");
+#endif
+  d.exit_code = teardown (&d) ? 0 : 1;
+
+out:
+  g_clear_pointer (&d.loop, g_main_loop_unref);
+  g_free (d.sysctl.path);
+  g_free (d.sysctl.saved_default);
+  g_free (d.status_path);
+  g_strfreev (d.config.interfaces);
+  g_free (d.config.cgroup);
+  g_free (d.config.state_dir);
+  g_free (d.config.pin_dir);
+  return d.exit_code;
+}
