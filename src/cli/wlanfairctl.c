@@ -11,6 +11,8 @@
 static const WfCliCommand commands[] = {
   { "fairness", "Jain's and the trade-off index of throughputs or a series",
     wf_cli_fairness },
+  { "tcp", "The ACK-loss congestion controls: status, counters, connections",
+    wf_cli_tcp },
 };
 
 static void

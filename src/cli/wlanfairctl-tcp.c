@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfairctl tcp status: what wlanfair-tcpd registered and applied (from
+ * its status file), the kernel's CC settings, and the live connections
+ * that run an ackloss CC (sock_diag: no privilege needed). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wlanfair-sockdiag.h"
+#include "wlanfairctl.h"
+
+#define STATUS_FILE "/run/wlanfair/tcp-status.json"
+
+typedef struct {
+  GPtrArray *rows; /* JsonNode objects */
+} Conns;
+
+static gboolean
+collect_conn (const WfSockdiagTcp *s, gpointer data)
+{
+  Conns *c = data;
+  g_autoptr(JsonBuilder) b = NULL;
+
+  if (!g_str_has_prefix (s->cong, "ackloss_"))
+    return TRUE;
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "local");
+  json_builder_add_string_value (b, s->src);
+  json_builder_set_member_name (b, "remote");
+  json_builder_add_string_value (b, s->dst);
+  json_builder_set_member_name (b, "cc");
+  json_builder_add_string_value (b, s->cong);
+  if (s->have_info)
+    {
+      json_builder_set_member_name (b, "cwnd");
+      json_builder_add_int_value (b, s->info.snd_cwnd);
+      json_builder_set_member_name (b, "ssthresh");
+      json_builder_add_int_value (b, s->info.snd_ssthresh);
+      json_builder_set_member_name (b, "rtt_us");
+      json_builder_add_int_value (b, s->info.rtt_us);
+      json_builder_set_member_name (b, "retrans");
+      json_builder_add_int_value (b, s->info.total_retrans);
+    }
+  json_builder_end_object (b);
+  g_ptr_array_add (c->rows, json_builder_get_root (b));
+  return TRUE;
+}
+
+static char *
+read_sysctl (const char *name)
+{
+  g_autofree char *path = g_build_filename ("/proc/sys/net/ipv4", name, NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return g_strdup ("");
+  return g_strstrip (text);
+}
+
+static void
+add_words (JsonBuilder *b, const char *key, const char *list)
+{
+  g_auto(GStrv) words = g_strsplit_set (list, " \t", -1);
+
+  json_builder_set_member_name (b, key);
+  json_builder_begin_array (b);
+  for (char **w = words; *w; w++)
+    if (**w)
+      json_builder_add_string_value (b, *w);
+  json_builder_end_array (b);
+}
+
+/* The daemon's status, or NULL when it is not running (a file left by a
+ * killed daemon names a dead pid). */
+static JsonNode *
+load_daemon_status (const char *path, JsonParser **keep)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *o;
+  gint64 pid;
+
+  if (!json_parser_load_from_file (parser, path, NULL))
+    return NULL;
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return NULL;
+  o = json_node_get_object (json_parser_get_root (parser));
+  pid = json_object_get_int_member_with_default (o, "pid", 0);
+  if (pid <= 0 || (kill ((pid_t) pid, 0) < 0 && errno == ESRCH))
+    return NULL;
+  *keep = g_steal_pointer (&parser);
+  return json_parser_get_root (*keep);
+}
+
+static void
+print_table (JsonObject *status, const char *def, const char *allowed,
+             const char *available, GPtrArray *conns)
+{
+  printf ("daemon       %s\n", status ? "running" : "not running");
+  if (status)
+    {
+      JsonObject *reg = json_object_get_object_member (status, "registered");
+      g_autoptr(GList) names = reg ? json_object_get_members (reg) : NULL;
+
+      printf ("scope        %s (cc %s)\n",
+              json_object_get_string_member_with_default (status, "scope", "?"),
+              json_object_get_string_member_with_default (status, "cc", "?"));
+      printf ("parameters   thresh %" G_GINT64_FORMAT ", beta %g\n",
+              json_object_get_int_member_with_default (status, "thresh", 0),
+              json_object_get_double_member_with_default (status, "beta", 0));
+      printf ("registration %s\n",
+              json_object_get_string_member_with_default (status, "registration", "?"));
+      printf ("\n%-14s %12s %10s %9s %13s %13s\n", "cc", "acks", "ack_losses",
+              "halvings", "supp_dataloss", "supp_reorder");
+      for (GList *l = names; l; l = l->next)
+        {
+          JsonObject *c = json_object_get_object_member (reg, l->data);
+
+          printf ("%-14s %12" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %9" G_GINT64_FORMAT
+                  " %13" G_GINT64_FORMAT " %13" G_GINT64_FORMAT "\n",
+                  (const char *) l->data,
+                  json_object_get_int_member_with_default (c, "acks", 0),
+                  json_object_get_int_member_with_default (c, "ack_losses", 0),
+                  json_object_get_int_member_with_default (c, "halvings", 0),
+                  json_object_get_int_member_with_default (c, "suppressed_data_loss", 0),
+                  json_object_get_int_member_with_default (c, "suppressed_reorder", 0));
+        }
+      printf ("\n");
+    }
+  printf ("default      %s\nallowed      %s\navailable    %s\n", def, allowed, available);
+  printf ("\nconnections using an ackloss CC: %u\n", conns->len);
+  for (guint i = 0; i < conns->len; i++)
+    {
+      JsonObject *c = json_node_get_object (g_ptr_array_index (conns, i));
+
+      printf ("  %-24s -> %-24s %-14s cwnd %-5" G_GINT64_FORMAT " rtt %" G_GINT64_FORMAT " us\n",
+              json_object_get_string_member (c, "local"),
+              json_object_get_string_member (c, "remote"),
+              json_object_get_string_member (c, "cc"),
+              json_object_get_int_member_with_default (c, "cwnd", 0),
+              json_object_get_int_member_with_default (c, "rtt_us", 0));
+    }
+}
+
+static int
+tcp_status (int argc, char **argv)
+{
+  gboolean json = FALSE;
+  g_autofree char *status_file = NULL;
+  const GOptionEntry entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
+    { "status-file", 0, 0, G_OPTION_ARG_FILENAME, &status_file,
+      "The daemon's status file (default " STATUS_FILE ")", "FILE" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autoptr(JsonParser) keep = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autofree char *def = read_sysctl ("tcp_congestion_control");
+  g_autofree char *allowed = read_sysctl ("tcp_allowed_congestion_control");
+  g_autofree char *available = read_sysctl ("tcp_available_congestion_control");
+  Conns conns = { rows };
+  JsonNode *status;
+  int rc;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+    "Registered ACK-loss congestion controls, scope, parameters, counters\n"
+    "and the live connections that use them.");
+  if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
+    return rc;
+  if (argc > 1)
+    return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
+
+  status = load_daemon_status (status_file ? status_file : STATUS_FILE, &keep);
+  if (!wf_sockdiag_dump_tcp (collect_conn, &conns, &error))
+    return wf_cli_fail ("%s", error->message);
+
+  if (json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "running");
+      json_builder_add_boolean_value (b, status != NULL);
+      json_builder_set_member_name (b, "daemon");
+      if (status)
+        json_builder_add_value (b, json_node_copy (status));
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "default");
+      json_builder_add_string_value (b, def);
+      add_words (b, "allowed", allowed);
+      add_words (b, "available", available);
+      json_builder_set_member_name (b, "connections");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < rows->len; i++)
+        json_builder_add_value (b, json_node_copy (g_ptr_array_index (rows, i)));
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      wf_cli_print_json (b);
+    }
+  else
+    print_table (status ? json_node_get_object (status) : NULL, def, allowed, available, rows);
+  return WF_EXIT_OK;
+}
+
+int
+wf_cli_tcp (int argc, char **argv)
+{
+  if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h"))
+    {
+      FILE *out = argc < 2 ? stderr : stdout;
+
+      fprintf (out, "Usage: wlanfairctl tcp status [--json]\n\n"
+                    "See wlanfairctl-tcp(1).\n");
+      return argc < 2 ? WF_EXIT_USAGE : WF_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "status"))
+    return tcp_status (argc - 1, argv + 1);
+  return wf_cli_usage_error ("unknown tcp command '%s'", argv[1]);
+}

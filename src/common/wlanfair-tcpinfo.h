@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The tcp_info fields wlanfair uses, decoded from the kernel's struct of
+ * whatever size it sent (older kernels send shorter ones). A separate
+ * struct because libnl's headers pull in glibc's <netinet/tcp.h>, whose
+ * struct tcp_info lacks the newer fields and clashes with <linux/tcp.h>. */
+typedef struct {
+  guint8  ca_state;
+  guint32 snd_mss;
+  guint32 snd_cwnd;
+  guint32 snd_ssthresh;
+  guint32 rtt_us;
+  guint32 rttvar_us;
+  guint32 total_retrans;
+  gboolean have_rates;     /* kernel 4.x+: the fields below are valid */
+  guint64 pacing_rate;     /* bytes/s */
+  guint64 bytes_acked;
+  guint64 bytes_received;
+  guint64 delivery_rate;   /* bytes/s */
+} WfTcpInfo;
+
+gboolean wf_tcpinfo_decode (const void *data,
+                            gsize       len,
+                            WfTcpInfo  *out);
+
+G_END_DECLS
