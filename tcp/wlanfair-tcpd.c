@@ -293,6 +293,14 @@ wifi_changed (GArray *keys, gpointer data)
     g_warning ("%s", error->message);
 }
 
+/* tcp_allowed_congestion_control is global: read-only (0444) outside
+ * the initial network namespace, which proc enforces even for root. */
+static gboolean
+allowed_list_writable (void)
+{
+  return g_access ("/proc/sys/" WF_SYSCTL_ALLOWED_CC, W_OK) == 0;
+}
+
 static char **
 our_cc_names (void)
 {
@@ -432,7 +440,7 @@ main (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autofree char *config_path = NULL, *scope = NULL, *cc = NULL, *thresh = NULL, *beta = NULL;
   g_auto(GStrv) interfaces = NULL;
-  gboolean version = FALSE, check = FALSE;
+  gboolean version = FALSE, check = FALSE, cleanup = FALSE;
   const GOptionEntry entries[] = {
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &config_path,
       "Configuration file (default " DEFAULT_CONFIG ")", "FILE" },
@@ -452,6 +460,8 @@ main (int argc, char **argv)
       "Runtime state (default /run/wlanfair)", "DIR" },
     { "pin-dir", 0, 0, G_OPTION_ARG_FILENAME, &d.config.pin_dir,
       "bpffs directory for legacy registrations (default /sys/fs/bpf/wlanfair)", "DIR" },
+    { "cleanup", 0, 0, G_OPTION_ARG_NONE, &cleanup,
+      "Undo what a crashed instance left (sysctls, registrations), then exit", NULL },
     { "check", 0, 0, G_OPTION_ARG_NONE, &check,
       "Print what the kernel and libbpf support, then exit", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
@@ -520,6 +530,30 @@ main (int argc, char **argv)
       if (!ok)
         g_printerr ("wlanfair-tcpd: %s\n", error->message);
       d.exit_code = ok ? 0 : 1;
+      goto out;
+    }
+
+  if (cleanup)
+    {
+      g_auto(GStrv) ours = our_cc_names ();
+      g_autofree char *state_path = g_build_filename (d.config.state_dir, "tcpd.state", NULL);
+
+      /* ExecStopPost: after a clean stop there is nothing left to do. */
+      if (!wf_tcp_sysctl_recover (state_path, ours, &error) ||
+          !wf_tcp_bpf_cleanup_stale (d.config.pin_dir, &error))
+        {
+          g_printerr ("wlanfair-tcpd: %s\n", error->message);
+          d.exit_code = 1;
+        }
+      goto out;
+    }
+
+  if (d.config.scope != SCOPE_WIFI && !allowed_list_writable ())
+    {
+      g_printerr ("wlanfair-tcpd: scope=%s changes tcp_allowed_congestion_control, which "
+                  "only the initial network namespace can write; use scope=wifi here\n",
+                  scope_names[d.config.scope]);
+      d.exit_code = 1;
       goto out;
     }
 
