@@ -258,7 +258,10 @@ wf_scope_sockops (struct bpf_sock_ops *skops)
   if (!bpf_map_lookup_elem (&wifi_addrs, &key))
     return 1;
 
-  __builtin_memcpy (name, (const void *) wf_scope_cc, sizeof name);
+  /* Element by element: a memcpy would drop the volatile and let clang
+   * fold in the initial value instead of what the loader set. */
+  for (int i = 0; i < WF_CC_NAME_MAX; i++)
+    name[i] = wf_scope_cc[i];
   bpf_setsockopt (skops, 6 /* SOL_TCP */, 13 /* TCP_CONGESTION */, name, sizeof name);
   return 1;
 }

@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 #include <locale.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef HAVE_LIBSYSTEMD
@@ -197,8 +198,8 @@ find_cgroup2 (void)
   return NULL;
 }
 
-static void
-write_status (Daemon *d)
+static gboolean
+write_status (Daemon *d, GError **out_error)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
@@ -260,16 +261,23 @@ write_status (Daemon *d)
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
   text = json_generator_to_data (gen, NULL);
+  g_clear_error (&error);
   if (!g_file_set_contents (d->status_path, text, -1, &error))
-    g_warning ("%s", error->message);
-  else
-    g_chmod (d->status_path, 0644);
+    {
+      g_propagate_error (out_error, g_steal_pointer (&error));
+      return FALSE;
+    }
+  g_chmod (d->status_path, 0644);
+  return TRUE;
 }
 
 static gboolean
 status_tick (gpointer data)
 {
-  write_status (data);
+  g_autoptr(GError) error = NULL;
+
+  if (!write_status (data, &error))
+    g_warning ("%s", error->message);
   return G_SOURCE_CONTINUE;
 }
 
@@ -351,6 +359,11 @@ start (Daemon *d, GError **error)
 
   if (!wf_tcp_features_probe (&d->features, error))
     return FALSE;
+  if (g_mkdir_with_parents (c->state_dir, 0755) < 0)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", c->state_dir, g_strerror (errno));
+      return FALSE;
+    }
   g_message ("kernel: BTF yes, reno kfuncs yes, cubic kfuncs %s; libbpf %u.%u; "
              "registering with %s",
              d->features.cubic_kfuncs ? "yes" : "no (ackloss_cubic unavailable)",
@@ -426,8 +439,7 @@ start (Daemon *d, GError **error)
     }
 
   d->status_path = g_build_filename (c->state_dir, "tcp-status.json", NULL);
-  write_status (d);
-  return TRUE;
+  return write_status (d, error);
 }
 
 int
@@ -480,17 +492,19 @@ main (int argc, char **argv)
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       g_printerr ("wlanfair-tcpd: %s (see --help)\n", error->message);
-      return EXIT_USAGE;
+      d.exit_code = EXIT_USAGE;
+      goto out;
     }
   if (argc > 1)
     {
       g_printerr ("wlanfair-tcpd: unexpected argument '%s' (see --help)\n", argv[1]);
-      return EXIT_USAGE;
+      d.exit_code = EXIT_USAGE;
+      goto out;
     }
   if (version)
     {
       printf ("wlanfair-tcpd %s\n", PACKAGE_VERSION);
-      return 0;
+      goto out;
     }
 
   if (!load_config_file (&d.config, config_path ? config_path : DEFAULT_CONFIG,
@@ -501,7 +515,8 @@ main (int argc, char **argv)
       (beta && !parse_beta (beta, &d.config.beta, &error)))
     {
       g_printerr ("wlanfair-tcpd: %s\n", error->message);
-      return EXIT_USAGE;
+      d.exit_code = EXIT_USAGE;
+      goto out;
     }
   if (interfaces)
     {
@@ -511,7 +526,8 @@ main (int argc, char **argv)
   if (d.config.interfaces && d.config.scope != SCOPE_WIFI)
     {
       g_printerr ("wlanfair-tcpd: interfaces are only used with scope=wifi\n");
-      return EXIT_USAGE;
+      d.exit_code = EXIT_USAGE;
+      goto out;
     }
   if (!d.config.state_dir)
     d.config.state_dir = g_strdup ("/run/wlanfair");

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""wlanfair-tcpd on the real kernel: BPF struct_ops, cgroup sock_ops,
+sysctls, network namespaces. Needs root; exits 77 (skip) without it or
+without kernel support. Run one case per process:
+    test_tcpd.py TcpdTest.test_register_unregister
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+TCPD = os.environ.get("WLANFAIR_TCPD", "wlanfair-tcpd")
+CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
+OURS = ("ackloss_reno", "ackloss_cubic")
+SKIP = 77
+
+
+def sysctl(name):
+    with open("/proc/sys/net/ipv4/" + name) as f:
+        return f.read().strip()
+
+
+def run(*args, check=True, **kw):
+    return subprocess.run(args, check=check, capture_output=True, text=True, **kw)
+
+
+class Net:
+    """Two namespaces joined by a veth: a client (the 'station') and a server."""
+
+    def __init__(self):
+        self.p = "wfit%d" % os.getpid()
+        self.client, self.server = self.p + "-c", self.p + "-s"
+        self.cdev, self.sdev = self.p + "c", self.p + "s"
+        self.caddr, self.saddr = "10.231.0.1", "10.231.0.2"
+        run("ip", "netns", "add", self.client)
+        run("ip", "netns", "add", self.server)
+        run("ip", "link", "add", self.cdev, "netns", self.client, "type", "veth",
+            "peer", "name", self.sdev, "netns", self.server)
+        for ns, dev, addr in ((self.client, self.cdev, self.caddr),
+                              (self.server, self.sdev, self.saddr)):
+            run("ip", "-n", ns, "addr", "add", addr + "/24", "dev", dev)
+            run("ip", "-n", ns, "link", "set", dev, "up")
+            run("ip", "-n", ns, "link", "set", "lo", "up")
+
+    def ns(self, ns, *args, **kw):
+        return run("ip", "netns", "exec", ns, *args, **kw)
+
+    def close(self):
+        for ns in (self.client, self.server):
+            run("ip", "netns", "del", ns, check=False)
+
+
+# A TCP listener that accepts and reads until the peer closes, and a
+# client that prints the congestion control of its connection.
+SINK = """
+import socket, sys
+l = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind((sys.argv[1], int(sys.argv[2]))); l.listen(8)
+print("ready", flush=True)
+while True:
+    c, _ = l.accept()
+    while c.recv(1 << 16):
+        pass
+    c.close()
+"""
+CONNECT_CC = """
+import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\\0")[0].decode())
+"""
+SEND = """
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+end = time.monotonic() + float(sys.argv[3]); buf = b"x" * 65536; n = 0
+while time.monotonic() < end:
+    n += s.send(buf)
+s.close(); print(n)
+"""
+
+
+class TcpdTest(unittest.TestCase):
+    def setUp(self):
+        if any(cc in sysctl("tcp_available_congestion_control").split() for cc in OURS):
+            self.skipTest("ackloss CCs are registered already (a running wlanfair-tcpd?)")
+        self.tmp = tempfile.mkdtemp(prefix="wfit-")
+        self.state = os.path.join(self.tmp, "state")
+        self.bpffs = os.path.join(self.tmp, "bpf")
+        self.cgroup = os.path.join(self.tmp, "cg")
+        os.makedirs(self.bpffs)
+        os.makedirs(self.cgroup)
+        # Own bpffs and cgroup2 mounts: `ip netns exec` hides /sys's.
+        run("mount", "-t", "bpf", "bpf", self.bpffs)
+        run("mount", "-t", "cgroup2", "none", self.cgroup)
+        self.net = None
+        self.procs = []
+        self.before = {k: sysctl(k) for k in ("tcp_available_congestion_control",
+                                               "tcp_allowed_congestion_control",
+                                               "tcp_congestion_control")}
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        # Whatever a failed test left: undo it so the next test starts clean.
+        run(TCPD, "--cleanup", "--state-dir", self.state,
+            "--pin-dir", os.path.join(self.bpffs, "wlanfair"), check=False)
+        if self.net:
+            self.net.close()
+        run("umount", self.bpffs, check=False)
+        run("umount", self.cgroup, check=False)
+        run("rm", "-rf", self.tmp, check=False)
+        after = {k: sysctl(k) for k in self.before}
+        self.assertEqual(after, self.before, "the host's CC sysctls changed")
+
+    def tcpd(self, *args, ns=None):
+        argv = [TCPD, "--state-dir", self.state,
+                "--pin-dir", os.path.join(self.bpffs, "wlanfair"),
+                "--cgroup", self.cgroup, *args]
+        if ns:
+            argv = ["ip", "netns", "exec", ns] + argv
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.procs.append(p)
+        status = os.path.join(self.state, "tcp-status.json")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if p.poll() is not None:
+                self.fail("wlanfair-tcpd exited %d: %s" % (p.returncode, p.stdout.read()))
+            try:
+                with open(status) as f:
+                    # Not a file a killed instance left behind.
+                    if json.load(f)["pid"] == p.pid:
+                        return p
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(0.1)
+        self.fail("wlanfair-tcpd did not write its status within 20 s")
+
+    def stop(self, p):
+        p.send_signal(signal.SIGTERM)
+        out, _ = p.communicate(timeout=20)
+        self.assertEqual(p.returncode, 0, out)
+        return out
+
+    def status(self):
+        with open(os.path.join(self.state, "tcp-status.json")) as f:
+            return json.load(f)
+
+    def available(self):
+        return sysctl("tcp_available_congestion_control").split()
+
+    def netns(self):
+        self.net = Net()
+        return self.net
+
+    def sink(self, ns, addr, port):
+        p = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", SINK, addr, str(port)],
+                             stdout=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        self.assertEqual(p.stdout.readline().strip(), "ready")
+        return p
+
+    def connect_cc(self, ns, addr, port):
+        return self.net.ns(ns, sys.executable, "-c", CONNECT_CC, addr, str(port)).stdout.strip()
+
+    def test_register_unregister(self):
+        p = self.tcpd("--scope", "wifi", "--interface", "none0")
+        for cc in OURS:
+            self.assertIn(cc, self.available())
+        st = self.status()
+        self.assertEqual(st["scope"], "wifi")
+        self.assertEqual(sorted(st["registered"]), sorted(OURS))
+        out = self.stop(p)
+        for cc in OURS:
+            self.assertNotIn(cc, self.available())
+        self.assertFalse(os.path.exists(os.path.join(self.state, "tcp-status.json")))
+        self.assertIn("unregistered", out)
+
+    def test_scope_wifi(self):
+        net = self.netns()
+        p = self.tcpd("--scope", "wifi", "--interface", net.cdev, ns=net.client)
+        self.sink(net.server, net.saddr, 5001)
+        self.sink(net.client, "127.0.0.1", 5002)
+        default = net.ns(net.client, "cat", "/proc/sys/net/ipv4/tcp_congestion_control").stdout.strip()
+        # Through the configured interface: the chosen CC; over lo: untouched.
+        self.assertEqual(self.connect_cc(net.client, net.saddr, 5001), "ackloss_cubic")
+        self.assertEqual(self.connect_cc(net.client, "127.0.0.1", 5002), default)
+        self.stop(p)
+        # After stop, new connections through the interface are back to default.
+        self.assertEqual(self.connect_cc(net.client, net.saddr, 5001), default)
+
+    def test_scope_wifi_reno_and_params(self):
+        net = self.netns()
+        p = self.tcpd("--scope", "wifi", "--cc", "ackloss_reno", "--thresh", "3",
+                      "--beta", "0.25", "--interface", net.cdev, ns=net.client)
+        self.sink(net.server, net.saddr, 5001)
+        self.assertEqual(self.connect_cc(net.client, net.saddr, 5001), "ackloss_reno")
+        st = self.status()
+        self.assertEqual((st["cc"], st["thresh"], st["beta"]), ("ackloss_reno", 3, 0.25))
+        ctl = json.loads(net.ns(net.client, CTL, "tcp", "status", "--json", "--status-file",
+                                os.path.join(self.state, "tcp-status.json")).stdout)
+        self.assertTrue(ctl["running"])
+        self.assertIn("ackloss_reno", ctl["available"])
+        self.stop(p)
+
+    def test_scope_system(self):
+        if not os.access("/proc/sys/net/ipv4/tcp_allowed_congestion_control", os.W_OK):
+            self.skipTest("not in the initial network namespace")
+        p = self.tcpd("--scope", "system")
+        self.assertEqual(sysctl("tcp_congestion_control"), "ackloss_cubic")
+        self.assertIn("ackloss_cubic", sysctl("tcp_allowed_congestion_control").split())
+        self.stop(p)
+        self.assertEqual(sysctl("tcp_congestion_control"), self.before["tcp_congestion_control"])
+
+    def test_scope_opt_in(self):
+        if not os.access("/proc/sys/net/ipv4/tcp_allowed_congestion_control", os.W_OK):
+            self.skipTest("not in the initial network namespace")
+        p = self.tcpd("--scope", "opt-in")
+        allowed = sysctl("tcp_allowed_congestion_control").split()
+        for cc in OURS:
+            self.assertIn(cc, allowed)
+        self.assertEqual(sysctl("tcp_congestion_control"), self.before["tcp_congestion_control"])
+        # An unprivileged process may pick it now.
+        pick = ("import socket; s = socket.socket(); "
+                "s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b'ackloss_reno'); "
+                "print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b'\\0')[0].decode())")
+        out = run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                  sys.executable, "-c", pick).stdout.strip()
+        self.assertEqual(out, "ackloss_reno")
+        self.stop(p)
+
+    def test_kill9_then_restart(self):
+        net = self.netns()
+        p = self.tcpd("--scope", "wifi", "--interface", net.cdev, ns=net.client)
+        p.kill()
+        p.wait()
+        # The dead instance's registrations outlive it on the legacy path.
+        link = self.status()["registration"].startswith("struct_ops link")
+        if not link:
+            for cc in OURS:
+                self.assertIn(cc, self.available())
+        p = self.tcpd("--scope", "wifi", "--interface", net.cdev, ns=net.client)
+        out = self.stop(p)
+        if not link:
+            self.assertIn("left by an earlier instance", out)
+        for cc in OURS:
+            self.assertNotIn(cc, self.available())
+
+    def test_kill9_system_cleanup(self):
+        if not os.access("/proc/sys/net/ipv4/tcp_allowed_congestion_control", os.W_OK):
+            self.skipTest("not in the initial network namespace")
+        p = self.tcpd("--scope", "system")
+        p.kill()
+        p.wait()
+        self.assertEqual(sysctl("tcp_congestion_control"), "ackloss_cubic")
+        # What the unit's ExecStopPost runs.
+        out = run(TCPD, "--cleanup", "--state-dir", self.state,
+                  "--pin-dir", os.path.join(self.bpffs, "wlanfair")).stderr
+        self.assertIn("restor", out)
+        self.assertEqual(sysctl("tcp_congestion_control"), self.before["tcp_congestion_control"])
+        self.assertEqual(sysctl("tcp_allowed_congestion_control"),
+                         self.before["tcp_allowed_congestion_control"])
+
+    def test_bad_configuration(self):
+        conf = os.path.join(self.tmp, "tcp.conf")
+        cases = [
+            (["--scope", "everywhere"], "scope 'everywhere'"),
+            (["--cc", "cubic"], "cc 'cubic'"),
+            (["--thresh", "0"], "'0'"),
+            (["--thresh", "1.5"], "thresh '1.5'"),
+            (["--beta", "1.5"], "beta '1.5'"),
+            (["--beta", "nan"], "'nan'"),
+            (["--scope", "system", "--interface", "wlan0"], "only used with scope=wifi"),
+            (["--config", "/nonexistent/tcp.conf"], "/nonexistent/tcp.conf"),
+            (["--config", conf, "[tcp]\nscope=wifi\nspeed=11\n"], "unknown key 'speed'"),
+            (["--config", conf, "[udp]\n"], "unknown section [udp]"),
+            (["--config", conf, "[tcp]\nthresh=-2\n"], "'-2' must be greater than zero"),
+            (["--bogus"], "--bogus"),
+            (["extra"], "unexpected argument 'extra'"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                if args[0] == "--config" and args[1] == conf:
+                    with open(conf, "w") as f:
+                        f.write(args[2])
+                    args = args[:2]
+                r = run(TCPD, "--state-dir", self.state, *args, check=False)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(message, r.stderr)
+                for cc in OURS:
+                    self.assertNotIn(cc, self.available())
+
+    def test_missing_capabilities(self):
+        r = run("setpriv", "--bounding-set=-all", "--inh-caps=-all", TCPD,
+                "--scope", "wifi", "--interface", "none0", "--state-dir", self.state,
+                "--pin-dir", os.path.join(self.bpffs, "wlanfair"), "--cgroup", self.cgroup,
+                check=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("CAP_BPF", r.stderr)
+        for cc in OURS:
+            self.assertNotIn(cc, self.available())
+
+    def bulk(self, seconds, ack_drop_percent):
+        """Send through a 20 Mbit/s bottleneck; optionally drop a share of the
+        returning ACKs. Returns the ackloss_cubic counters."""
+        net = self.netns()
+        net.ns(net.client, "tc", "qdisc", "add", "dev", net.cdev, "root", "tbf",
+               "rate", "20mbit", "burst", "20k", "limit", "200k")
+        if ack_drop_percent:
+            rules = ("table inet wfit {\n chain ackdrop {\n"
+                     "  type filter hook input priority 0;\n"
+                     "  tcp sport 5003 numgen random mod 100 < %d drop\n }\n}\n" % ack_drop_percent)
+            net.ns(net.client, "nft", "-f", "-", input=rules)
+        p = self.tcpd("--scope", "wifi", "--interface", net.cdev, ns=net.client)
+        self.sink(net.server, net.saddr, 5003)
+        sent = int(net.ns(net.client, sys.executable, "-c", SEND, net.saddr, "5003",
+                          str(seconds)).stdout)
+        time.sleep(1.5)  # one more status write
+        counters = self.status()["registered"]["ackloss_cubic"]
+        self.stop(p)
+        return sent, counters
+
+    def test_ack_loss_detected(self):
+        sent, c = self.bulk(8, 20)
+        self.assertGreater(sent, 0)
+        self.assertGreater(c["acks"], 1000)
+        self.assertGreater(c["ack_losses"], 0)
+        self.assertGreater(c["halvings"], 0)
+
+    def test_clean_path_no_halving(self):
+        sent, c = self.bulk(20, 0)
+        self.assertGreater(c["acks"], 1000)
+        self.assertEqual(c["halvings"], 0, c)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print("SKIP: needs root")
+        return SKIP
+    if run(TCPD, "--check", check=False).returncode != 0:
+        print("SKIP: the kernel cannot run BPF congestion controls")
+        return SKIP
+    suite = unittest.defaultTestLoader.loadTestsFromName(sys.argv[1], sys.modules[__name__])
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    if result.wasSuccessful() and result.skipped and result.testsRun == len(result.skipped):
+        return SKIP
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
