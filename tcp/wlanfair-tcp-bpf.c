@@ -185,6 +185,7 @@ wf_tcp_bpf_load (const WfTcpBpfConfig *config,
     }
   bpf->skel->rodata->wf_thresh = config->thresh;
   bpf->skel->rodata->wf_beta = config->beta;
+  bpf->skel->rodata->wf_confirm = config->confirm;
   if (config->scope_cc)
     g_strlcpy ((char *) bpf->skel->rodata->wf_scope_cc, config->scope_cc, WF_CC_NAME_MAX);
   else
@@ -329,6 +330,8 @@ wf_tcp_bpf_read_counters (WfTcpBpf *bpf, struct wf_ackloss_counters *out, GError
           out[cc].halvings += per_cpu[c].halvings;
           out[cc].suppressed_data_loss += per_cpu[c].suppressed_data_loss;
           out[cc].suppressed_reorder += per_cpu[c].suppressed_reorder;
+          out[cc].suppressed_unconfirmed += per_cpu[c].suppressed_unconfirmed;
+          out[cc].suppressed_fallback += per_cpu[c].suppressed_fallback;
         }
     }
   return TRUE;

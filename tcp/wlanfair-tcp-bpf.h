@@ -20,6 +20,7 @@ typedef struct {
 typedef struct {
   guint       thresh;
   guint       beta;        /* 1/1024 */
+  guint       confirm;
   const char *scope_cc;    /* CC the sock_ops program hands out, or NULL */
   const char *pin_dir;     /* bpffs directory for legacy registrations */
 } WfTcpBpfConfig;

@@ -17,6 +17,7 @@ char _license[] SEC ("license") = "GPL";
 /* Set by the loader before load (--thresh, --beta, --cc). */
 const volatile __u32 wf_thresh = WF_ACKLOSS_THRESH_DEFAULT;
 const volatile __u32 wf_beta = WF_ACKLOSS_BETA_DEFAULT;
+const volatile __u32 wf_confirm = WF_ACKLOSS_CONFIRM_DEFAULT;
 const volatile char wf_scope_cc[WF_CC_NAME_MAX] = "ackloss_cubic";
 
 struct {
@@ -47,7 +48,7 @@ extern void cubictcp_cwnd_event (struct sock *sk, enum tcp_ca_event event) __ksy
 extern void cubictcp_acked (struct sock *sk, const struct ack_sample *sample) __ksym __weak;
 
 /* CUBIC's struct bictcp (60 bytes on 5.15 to 6.18) comes first in
- * icsk_ca_priv; our 20 bytes follow. */
+ * icsk_ca_priv; our state follows. */
 struct wf_ca {
   __u32 base[16];
   struct wf_ackloss_state al;
@@ -86,7 +87,7 @@ al_ack (struct sock *sk, __u32 cc)
 {
   struct tcp_sock *tp = tcp_sk (sk);
   struct wf_ackloss_state *s = al_state (sk);
-  struct wf_ackloss_params p = { .thresh = wf_thresh, .beta = wf_beta };
+  struct wf_ackloss_params p = { .thresh = wf_thresh, .beta = wf_beta, .confirm = wf_confirm };
   struct wf_ackloss_counters *c = bpf_map_lookup_elem (&ackloss_stats, &cc);
   __u32 cwnd;
 

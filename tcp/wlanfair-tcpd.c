@@ -32,6 +32,7 @@ typedef struct {
   guint    cc;       /* WF_CC_* */
   guint    thresh;
   double   beta;
+  guint    confirm;
   char   **interfaces;
   char    *cgroup;
   char    *state_dir;
@@ -102,13 +103,30 @@ parse_beta (const char *text, double *out, GError **error)
 
   if (!wf_number_parse (text, WF_NUMBER_POSITIVE, &v, error))
     return FALSE;
-  if (v > 1 || v * WF_ACKLOSS_ONE < 0.5)
+  if (v > 1 || v * WF_ACKLOSS_ONE < WF_ACKLOSS_BETA_MIN - 0.5)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                   "beta '%s' must be in (0, 1] and at least 1/1024", text);
+                   "beta '%s' must be in [2/1024, 1]", text);
       return FALSE;
     }
   *out = v;
+  return TRUE;
+}
+
+static gboolean
+parse_confirm (const char *text, guint *out, GError **error)
+{
+  double v;
+
+  if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
+    return FALSE;
+  if (v != floor (v) || v > 100)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "confirm '%s' must be a whole number from 0 to 100", text);
+      return FALSE;
+    }
+  *out = (guint) v;
   return TRUE;
 }
 
@@ -121,7 +139,7 @@ load_config_file (Config *c, const char *path, gboolean must_exist, GError **err
   g_auto(GStrv) groups = NULL;
   g_auto(GStrv) keys = NULL;
   static const char * const known[] = {
-    "scope", "cc", "thresh", "beta", "interfaces", NULL
+    "scope", "cc", "thresh", "beta", "confirm", "interfaces", NULL
   };
 
   if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local))
@@ -161,6 +179,8 @@ load_config_file (Config *c, const char *path, gboolean must_exist, GError **err
         ok = parse_thresh (v, &c->thresh, &local);
       else if (g_str_equal (*k, "beta"))
         ok = parse_beta (v, &c->beta, &local);
+      else if (g_str_equal (*k, "confirm"))
+        ok = parse_confirm (v, &c->confirm, &local);
       else if (g_str_equal (*k, "interfaces"))
         {
           g_strfreev (c->interfaces);
@@ -224,6 +244,8 @@ write_status (Daemon *d, GError **out_error)
   json_builder_add_int_value (b, d->config.thresh);
   json_builder_set_member_name (b, "beta");
   json_builder_add_double_value (b, d->config.beta);
+  json_builder_set_member_name (b, "confirm");
+  json_builder_add_int_value (b, d->config.confirm);
   json_builder_set_member_name (b, "registration");
   json_builder_add_string_value (b, d->features.link ? "struct_ops link" : "struct_ops map (legacy)");
   json_builder_set_member_name (b, "interfaces");
@@ -250,6 +272,8 @@ write_status (Daemon *d, GError **out_error)
           COUNTER (halvings);
           COUNTER (suppressed_data_loss);
           COUNTER (suppressed_reorder);
+          COUNTER (suppressed_unconfirmed);
+          COUNTER (suppressed_fallback);
 #undef COUNTER
         }
       json_builder_end_object (b);
@@ -352,6 +376,7 @@ start (Daemon *d, GError **error)
   WfTcpBpfConfig bc = {
     .thresh = c->thresh,
     .beta = (guint) lround (c->beta * WF_ACKLOSS_ONE),
+    .confirm = c->confirm,
     .scope_cc = c->scope == SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
     .pin_dir = c->pin_dir,
   };
@@ -387,9 +412,9 @@ start (Daemon *d, GError **error)
   d->bpf = wf_tcp_bpf_load (&bc, &d->features, error);
   if (d->bpf == NULL)
     return FALSE;
-  g_message ("registered %s%s (thresh %u, beta %g)", "ackloss_reno",
+  g_message ("registered %s%s (thresh %u, beta %g, confirm %u)", "ackloss_reno",
              wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
-             c->thresh, c->beta);
+             c->thresh, c->beta, c->confirm);
 
   d->sysctl.path = g_steal_pointer (&state_path);
   switch (c->scope)
@@ -447,10 +472,12 @@ main (int argc, char **argv)
 {
   Daemon d = { .config = { .scope = SCOPE_WIFI, .cc = WF_CC_CUBIC,
                            .thresh = WF_ACKLOSS_THRESH_DEFAULT,
-                           .beta = WF_ACKLOSS_BETA_DEFAULT / (double) WF_ACKLOSS_ONE } };
+                           .beta = WF_ACKLOSS_BETA_DEFAULT / (double) WF_ACKLOSS_ONE,
+                           .confirm = WF_ACKLOSS_CONFIRM_DEFAULT } };
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autofree char *config_path = NULL, *scope = NULL, *cc = NULL, *thresh = NULL, *beta = NULL;
+  g_autofree char *confirm = NULL;
   g_auto(GStrv) interfaces = NULL;
   gboolean version = FALSE, check = FALSE, cleanup = FALSE;
   const GOptionEntry entries[] = {
@@ -464,6 +491,9 @@ main (int argc, char **argv)
       "Lost ACKs per round that count as congestion (default 1)", "N" },
     { "beta", 0, 0, G_OPTION_ARG_STRING, &beta,
       "Smoothing factor of the ACK span estimate (default 0.125)", "X" },
+    { "confirm", 0, 0, G_OPTION_ARG_STRING, &confirm,
+      "Lost ACKs the waiting round must count too before a halving "
+      "(0: the published rule)", "N" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
       "A Wi-Fi interface for scope=wifi (repeatable; default: all wireless)", "IFACE" },
     { "cgroup", 0, 0, G_OPTION_ARG_FILENAME, &d.config.cgroup,
@@ -512,7 +542,8 @@ main (int argc, char **argv)
       (scope && !parse_scope (scope, &d.config.scope, &error)) ||
       (cc && !parse_cc (cc, &d.config.cc, &error)) ||
       (thresh && !parse_thresh (thresh, &d.config.thresh, &error)) ||
-      (beta && !parse_beta (beta, &d.config.beta, &error)))
+      (beta && !parse_beta (beta, &d.config.beta, &error)) ||
+      (confirm && !parse_confirm (confirm, &d.config.confirm, &error)))
     {
       g_printerr ("wlanfair-tcpd: %s\n", error->message);
       d.exit_code = EXIT_USAGE;

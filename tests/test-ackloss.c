@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The ACK-loss detector (tcp/wlanfair-ackloss-core.h) driven by a small
  * deterministic sender/receiver model that calls it the way the BPF glue
- * does. Expected values are worked out by hand in the comments from
- * eq. (9)-(11) in Q10 fixed point:
- *   sb' = ((1024 - beta) * sb + beta * span * 1024) >> 10
- *   b   = (sb + 512) >> 10, at least 1
- *   cnt = max(cnt + floor(span / b) - 1, 0)      (span in segments)
- * With the default beta = 128: sb' = (896 sb + 128 * 1024 span) >> 10.
- *
- * Tests marked FINDING assert what the detector does today where that
- * differs from what the method intends; see the comment in each. */
+ * does. Expected values are worked out by hand in the comments, in Q10
+ * fixed point with the default beta = 128 (1/8):
+ *   b   = (sb + 512) >> 10, at least 1, taken BEFORE this ACK's span
+ *   lost = floor(span / b) - 1 when span > sb + 3 sv (the spread gate),
+ *          else 0; a span < b takes one count back       (eq. (11))
+ *   a span counted as lost enters sb and sv capped at b + 2
+ *   sv' = (896 sv + 128 |span - sb| + 512) >> 10
+ *   sb' = (896 sb + 128 span + 512) >> 10                   (eq. (10))
+ * The first WF_ACKLOSS_WARMUP_ACKS (32) advancing ACKs train sb and sv
+ * only; span-0 ACKs are no-ops. At a round end: a wait halves if cnt >=
+ * thresh, no data loss, and (confirm) lost ACKs were counted during the
+ * waiting round; otherwise a round below thresh clears cnt. */
 #include <string.h>
 
 #include <glib.h>
@@ -70,6 +73,9 @@ typedef struct {
   guint rnd_lo;
   guint rnd_hi;
   guint lose;       /* the next `lose` ACKs are dropped on the return path */
+  guint32 loss_rng; /* xorshift32 state for random ACK loss */
+  guint loss_pct;   /* each ACK lost with this probability, in percent;
+                     * never the one for snd_nxt (that would be an RTO) */
 
   /* What the model saw. */
   guint64 fed;           /* ACKs handed to the detector */
@@ -98,6 +104,7 @@ sim_init (Sim *sim, guint32 iss, guint32 cwnd)
   memset (sim, 0, sizeof *sim);
   sim->params.thresh = WF_ACKLOSS_THRESH_DEFAULT;
   sim->params.beta = WF_ACKLOSS_BETA_DEFAULT;
+  sim->params.confirm = WF_ACKLOSS_CONFIRM_DEFAULT;
   sim->iss = iss;
   sim->mss = MSS;
   sim->snd_una = iss;
@@ -131,6 +138,22 @@ sim_set_random_spans (Sim *sim, guint32 seed, guint lo, guint hi)
 }
 
 static void
+sim_set_random_loss (Sim *sim, guint32 seed, guint pct)
+{
+  sim->loss_rng = seed ? seed : 1;
+  sim->loss_pct = pct;
+}
+
+static guint32
+xorshift32 (guint32 *x)
+{
+  *x ^= *x << 13;
+  *x ^= *x >> 17;
+  *x ^= *x << 5;
+  return *x;
+}
+
+static void
 sim_reset_b_range (Sim *sim)
 {
   sim->b_min = G_MAXUINT32;
@@ -141,12 +164,7 @@ static guint
 sim_next_span (Sim *sim)
 {
   if (sim->rnd_hi)
-    {
-      sim->rng ^= sim->rng << 13;
-      sim->rng ^= sim->rng >> 17;
-      sim->rng ^= sim->rng << 5;
-      return sim->rnd_lo + sim->rng % (sim->rnd_hi - sim->rnd_lo + 1);
-    }
+    return sim->rnd_lo + xorshift32 (&sim->rng) % (sim->rnd_hi - sim->rnd_lo + 1);
   return sim->spans[sim->span_pos++ % sim->n_spans];
 }
 
@@ -239,6 +257,12 @@ sim_ack (Sim *sim)
           sim->dropped++;
           continue;
         }
+      if (sim->loss_pct && ack != sim->snd_nxt &&
+          xorshift32 (&sim->loss_rng) % 100 < sim->loss_pct)
+        {
+          sim->dropped++;
+          continue;
+        }
       return sim_deliver (sim, ack);
     }
 }
@@ -287,32 +311,69 @@ sim_rounds (Sim *sim, guint n)
   return halvings;
 }
 
-/* Clean per-segment ACKs until sb sits exactly on 1.0. From 2.0 the
- * excess shrinks as e' = floor(7e/8) and reaches 0 (well within 10 rounds
- * of 39 ACKs); ACKs below b only take back a count that is 0: nothing is
- * detected on the way. */
+/* Per-segment ACKs until sb settles. sb starts at 2048 and each span-1
+ * ACK maps the excess e = sb - 1024 to floor((896 e + 512) / 1024), which
+ * stops at e = 4 (floor(3.5 + 0.5) = 4; e = 5 gives 4): sb = 1028. sv
+ * follows |1 - sb| to its own fixed point 8 (floor(0.875 * 8 + 0.5 +
+ * 128 * 4 / 1024) = 8). Nothing is counted: the first 32 ACKs are
+ * warm-up, and later ACKs cover exactly b = 1. */
 static void
 sim_settle_b1 (Sim *sim)
 {
   sim_set_spans (sim, span1, 1);
   g_assert_cmpuint (sim_rounds (sim, 10), ==, 0);
-  g_assert_cmpuint (sim->st.sb, ==, ONE);
+  g_assert_cmpuint (sim->st.sb, ==, ONE + 4);
+  g_assert_cmpuint (sim->st.sv, ==, 8);
+  g_assert_cmpuint (sim->st.warmup, ==, 0);
   g_assert_cmpuint (wf_ackloss_b (&sim->st), ==, 1);
   g_assert_cmpuint (sim->counters.ack_losses, ==, 0);
   g_assert_cmpuint (sim->st.cnt, ==, 0);
   g_assert_cmpuint (sim->st.wait_state, ==, 0);
 }
 
-/* Delayed ACKs from the start: sb stays exactly 2.0, since
- * (896 * 2048 + 128 * 2048) >> 10 = 2048. */
+/* Delayed ACKs from the start: sb stays exactly 2.0 and sv 0, since
+ * (896 * 2048 + 128 * 2048 + 512) >> 10 = 2048 and (512 >> 10) = 0. */
 static void
 sim_settle_b2 (Sim *sim)
 {
   sim_set_spans (sim, span2, 1);
   g_assert_cmpuint (sim_rounds (sim, 3), ==, 0);
   g_assert_cmpuint (sim->st.sb, ==, 2 * ONE);
+  g_assert_cmpuint (sim->st.sv, ==, 0);
+  g_assert_cmpuint (sim->st.warmup, ==, 0);
   g_assert_cmpuint (sim->counters.ack_losses, ==, 0);
   g_assert_cmpuint (sim->st.wait_state, ==, 0);
+}
+
+/* Core-level: 32 span-2 ACKs from init use up the warm-up; sb 2048, sv 0. */
+static void
+core_warm (struct wf_ackloss_state *s, const struct wf_ackloss_params *p,
+           struct wf_ackloss_counters *c, guint32 *una, guint32 nxt)
+{
+  for (guint i = 0; i < WF_ACKLOSS_WARMUP_ACKS; i++)
+    {
+      *una += SEG (2);
+      g_assert_cmpuint (wf_ackloss_on_ack (s, p, c, *una, nxt, MSS), ==, WF_ACKLOSS_NONE);
+    }
+  g_assert_cmpuint (s->warmup, ==, 0);
+  g_assert_cmpuint (s->sb, ==, 2 * ONE);
+  g_assert_cmpuint (s->sv, ==, 0);
+  g_assert_cmpuint (s->cnt, ==, 0);
+}
+
+static const struct wf_ackloss_params default_params = {
+  WF_ACKLOSS_THRESH_DEFAULT, WF_ACKLOSS_BETA_DEFAULT, WF_ACKLOSS_CONFIRM_DEFAULT
+};
+
+/* Every wait entered on ACK loss ends in exactly one of these (the model
+ * runs without data loss). */
+static guint64
+sim_wait_outcomes (const Sim *sim)
+{
+  const struct wf_ackloss_counters *c = &sim->counters;
+
+  return c->halvings + c->suppressed_data_loss + c->suppressed_reorder +
+         c->suppressed_unconfirmed + c->suppressed_fallback;
 }
 
 /* 1. */
@@ -331,11 +392,11 @@ test_no_loss (void)
   g_assert_cmpuint (sim.counters.acks, ==, sim.fed);
   g_assert_cmpuint (sim.counters.ack_losses, ==, 0);
   g_assert_cmpuint (sim.counters.halvings, ==, 0);
-  g_assert_cmpuint (sim.counters.suppressed_data_loss, ==, 0);
-  g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 0);
+  g_assert_cmpuint (sim_wait_outcomes (&sim), ==, 0);
   g_assert_cmpuint (sim.waits, ==, 0);
   g_assert_cmpuint (sim.cwnd, ==, 40);
-  g_assert_cmpuint (sim.st.sb, ==, ONE);
+  /* See sim_settle_b1. */
+  g_assert_cmpuint (sim.st.sb, ==, ONE + 4);
   g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 1);
 }
 
@@ -354,6 +415,7 @@ test_delayed_from_initial (void)
   g_assert_cmpuint (sim.b_min, ==, 2);
   g_assert_cmpuint (sim.b_max, ==, 2);
   g_assert_cmpuint (sim.st.sb, ==, 2 * ONE);
+  g_assert_cmpuint (sim.st.sv, ==, 0);
   g_assert_cmpuint (sim.counters.acks, ==, sim.fed);
   g_assert_cmpuint (sim.counters.ack_losses, ==, 0);
   g_assert_cmpuint (sim.counters.halvings, ==, 0);
@@ -361,22 +423,31 @@ test_delayed_from_initial (void)
   g_assert_cmpuint (sim.cwnd, ==, 40);
 }
 
-/* FINDING: the switch from per-segment to delayed ACKs converges, but the
- * ACKs seen before b reaches 2 each look like one lost ACK, and that is
- * one false halving. */
+/* 2. The receiver switches from per-segment to delayed ACKs mid-connection.
+ * The first span-2 ACKs, seen while b is still 1, look like lost ACKs
+ * (eq. (11) cannot tell); the spread they cause in sv stops the counting
+ * early, and since the switch is over before the waiting round ends (no
+ * new counts in it), confirmation turns the wait down. The published
+ * rule (confirm = 0) halves on the same stream. Span-2 ACKs from sb 1028,
+ * sv 8 (sim_settle_b1), by hand:
+ *   b (1028+512)>>10 = 1, 2 > 1028 + 24: +1
+ *     sv (896*8 + 128*1020 + 512)>>10 = 138240>>10 = 135
+ *     sb (896*1028 + 262144 + 512)>>10 = 1183744>>10 = 1156
+ *   b 1, 2048 > 1156 + 405: +1
+ *     sv (896*135 + 128*892 + 512)>>10 = 235648>>10 = 230
+ *     sb (896*1156 + 262656)>>10 = 1298432>>10 = 1268
+ *   b 1, 2048 > 1268 + 690: +1
+ *     sv (896*230 + 128*780 + 512)>>10 = 306432>>10 = 299
+ *     sb (896*1268 + 262656)>>10 = 1398784>>10 = 1366
+ *   b 1, but 2048 <= 1366 + 897 = 2263: within the spread, 0
+ * so cnt 3, and from there b reaches 2 before the gate opens again. */
 static void
 test_delayed_from_b1 (void)
 {
-  /* Span-2 ACKs from sb = 1024, by hand:
-   *   (896*1024 + 262144) >> 10 = 1152  b = (1152+512)>>10 = 1  cnt 1
-   *   (896*1152 + 262144) >> 10 = 1264  b = 1                   cnt 2
-   *   (896*1264 + 262144) >> 10 = 1362  b = 1                   cnt 3
-   *   (896*1362 + 262144) >> 10 = 1447  b = 1                   cnt 4
-   *   (896*1447 + 262144) >> 10 = 1522  b = (2034)>>10 = 1      cnt 5
-   *   (896*1522 + 262144) >> 10 = 1587  b = (2099)>>10 = 2      cnt 5 */
-  const guint32 sb_hand[] = { 1152, 1264, 1362, 1447, 1522, 1587 };
-  const guint32 cnt_hand[] = { 1, 2, 3, 4, 5, 5 };
-  Sim sim;
+  const guint32 sb_hand[] = { 1156, 1268, 1366 };
+  const guint32 sv_hand[] = { 135, 230, 299 };
+  const guint32 cnt_hand[] = { 1, 2, 3 };
+  Sim sim, pub;
 
   sim_init (&sim, 1000, 40);
   sim_settle_b1 (&sim);
@@ -385,102 +456,138 @@ test_delayed_from_b1 (void)
     {
       g_assert_false (sim_ack (&sim));
       g_assert_cmpuint (sim.st.sb, ==, sb_hand[i]);
+      g_assert_cmpuint (sim.st.sv, ==, sv_hand[i]);
       g_assert_cmpuint (sim.st.cnt, ==, cnt_hand[i]);
     }
-  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 2);
+  pub = sim;
+  pub.params.confirm = 0;
+  g_assert_false (sim_ack (&sim));
+  g_assert_cmpuint (sim.st.cnt, ==, 3);
 
-  /* cnt 5 >= thresh at the end of the round: wait; the next round's
-   * span-2 ACKs neither add nor take back (floor(2/2) - 1 = 0): halve. */
+  /* cnt 3 at the end of the round: wait; the waiting round's span-2 ACKs
+   * at b = 2 count nothing: unconfirmed, no halving. */
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
-  g_assert_cmpuint (sim_round (&sim), ==, 1);
-  g_assert_cmpuint (sim.cwnd, ==, 20);
+  g_assert_cmpuint (sim_round (&sim), ==, 0);
+  g_assert_cmpuint (sim.st.wait_state, ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_unconfirmed, ==, 1);
+  g_assert_cmpuint (sim.cwnd, ==, 40);
+
+  /* Published rule: cnt is still 3 >= 1 at the end of the wait: halve. */
+  g_assert_cmpuint (sim_rounds (&pub, 2), ==, 1);
+  g_assert_cmpuint (pub.cwnd, ==, 20);
+  g_assert_cmpuint (pub.counters.suppressed_unconfirmed, ==, 0);
 
   /* Converged: nothing more, b stays 2. */
   sim_reset_b_range (&sim);
   g_assert_cmpuint (sim_rounds (&sim, 20), ==, 0);
   g_assert_cmpuint (sim.b_min, ==, 2);
   g_assert_cmpuint (sim.b_max, ==, 2);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 5);
-  g_assert_cmpuint (sim.counters.halvings, ==, 1);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 3);
+  g_assert_cmpuint (sim.counters.halvings, ==, 0);
+  g_assert_cmpuint (sim.waits, ==, 1);
+  g_assert_cmpuint (sim_wait_outcomes (&sim), ==, sim.waits);
 }
 
-/* FINDING: the realistic way to get there. A Linux receiver starts in
- * quickack mode (up to 16 immediate ACKs, TCP_MAX_QUICKACKS) and then
- * delays: one false halving in the third round, which also sets ssthresh
- * and so ends slow start at cwnd 5. */
+/* 2. A Linux receiver starts in quickack mode (up to 16 immediate ACKs,
+ * TCP_MAX_QUICKACKS) and then delays. The warm-up covers it: 16 span-1
+ * ACKs take the excess over 1024 from 1024 to 121 by e' = floor((896 e +
+ * 512) / 1024): 896, 784, 686, 600, 525, 459, 402, 352, 308, 270, 236,
+ * 207, 181, 158, 138, 121, so sb = 1145 (b = 1); the 16 span-2 ACKs that
+ * follow are still warm-up and bring b to 2 (the shortfall below 2048
+ * shrinks by 7/8 per ACK: 903 * (7/8)^16 ~ 108 < 512). Counting starts
+ * at b = 2: not one lost ACK, no wait, slow start not cut short. */
 static void
 test_delayed_after_quickack (void)
 {
-  guint spans[200];
+  static guint spans[2000];
   Sim sim;
 
   for (gsize i = 0; i < G_N_ELEMENTS (spans); i++)
     spans[i] = i < 16 ? 1 : 2;
   sim_init (&sim, 1000, 10);
   sim_set_spans (&sim, spans, G_N_ELEMENTS (spans));
+  sim.grow = TRUE;
+  sim.cwnd_max = 80;
 
-  /* 16 span-1 ACKs take sb from 2048 to 1141 (b = 1 from the 6th, 1483).
-   * Then span 2: 1254, 1353, 1439, 1515 (b = 1, cnt 1..4), 1581 (b = 2).
-   * Round 1 is the 10 ACKs of the initial window, clean. Round 2 ends at
-   * segment 9 + 10 = 19: ACKs 11..16 (span 1) and two span-2 ACKs to 18
-   * and 20, which count 2: wait. Round 3 counts the other 2 and halves. */
-  g_assert_cmpuint (sim_round (&sim), ==, 0);
-  g_assert_cmpuint (sim.fed, ==, 10);
-  g_assert_cmpuint (sim.st.wait_state, ==, 0);
-  g_assert_cmpuint (sim_round (&sim), ==, 0);
-  g_assert_cmpuint (sim.fed, ==, 18);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 2);
-  g_assert_cmpuint (sim.st.wait_state, ==, 1);
-  g_assert_cmpuint (sim_round (&sim), ==, 1);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 4);
-  g_assert_cmpuint (sim.cwnd, ==, 5);
-  g_assert_cmpuint (sim.ssthresh, ==, 5);
-  g_assert_cmpuint (sim_rounds (&sim, 20), ==, 0);
+  for (guint i = 0; i < 16; i++)
+    sim_ack (&sim);
+  g_assert_cmpuint (sim.st.sb, ==, 1145);
+  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 1);
+  for (guint i = 0; i < 16; i++)
+    sim_ack (&sim);
+  g_assert_cmpuint (sim.fed, ==, 32);
+  g_assert_cmpuint (sim.st.warmup, ==, 0);
+  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 2);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 0);
+
+  g_assert_cmpuint (sim_rounds (&sim, 30), ==, 0);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 0);
+  g_assert_cmpuint (sim.waits, ==, 0);
+  g_assert_cmpuint (sim.ssthresh, ==, G_MAXUINT32);
+  /* +1 per round in the model, never halved. */
+  g_assert_cmpuint (sim.rounds, <, 70);
+  g_assert_cmpuint (sim.cwnd, ==, 10 + sim.rounds);
   g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 2);
 }
 
-/* Without the estimate, delayed ACKs are a loss per ACK (eq. (8)). beta = 1
- * pins b to 1: from sb = 1024, (1023 * 1024 + 2048) >> 10 = 1025 and then
- * (1023 * 1025 + 2048) >> 10 = 1025 for good (the step (2048 - sb) / 1024
- * is below one unit and truncates away). The default beta, same stream:
- * 5 counts, one halving (test_delayed_from_b1). */
+/* 7. beta is clamped to 2..1024: beta = 1 would freeze sb (the step
+ * beta * (2048 - sb) / 1024 is below one unit), beta 0 would never move
+ * it. beta 0 and 1 run exactly as 2, beta 5000 as 1024 (sb = the last
+ * span). With beta = 2 from sb 1028, span-2 ACKs climb: first step
+ * (1022 * 1028 + 2 * 2048 + 512) >> 10 = 1055224 >> 10 = 1030. */
 static void
-test_delayed_estimate_matters (void)
+test_beta_clamp (void)
 {
-  Sim fixed, est;
-  guint64 fed0;
+  const guint32 betas[] = { 0, 1, 2, 1024, 5000 };
+  Sim sims[G_N_ELEMENTS (betas)];
 
-  sim_init (&est, 1000, 40);
-  sim_settle_b1 (&est);
-  sim_set_spans (&est, span2, 1);
+  for (gsize i = 0; i < G_N_ELEMENTS (betas); i++)
+    {
+      sim_init (&sims[i], 1000, 40);
+      sim_settle_b1 (&sims[i]);
+      sims[i].params.beta = betas[i];
+      sim_set_spans (&sims[i], span2, 1);
+    }
+  g_assert_false (sim_ack (&sims[0]));
+  g_assert_false (sim_ack (&sims[1]));
+  g_assert_false (sim_ack (&sims[2]));
+  g_assert_cmpuint (sims[2].st.sb, ==, 1030);
+  g_assert_cmpmem (&sims[0].st, sizeof sims[0].st, &sims[2].st, sizeof sims[2].st);
+  g_assert_cmpmem (&sims[1].st, sizeof sims[1].st, &sims[2].st, sizeof sims[2].st);
 
-  sim_init (&fixed, 1000, 40);
-  sim_settle_b1 (&fixed);
-  sim_set_spans (&fixed, span2, 1);
-  fixed.params.beta = 1;
-  fed0 = fixed.fed;
-  sim_reset_b_range (&fixed);
+  /* beta 1024: sb is the span itself, 2048 (2 <= b + 2: not capped). */
+  g_assert_false (sim_ack (&sims[3]));
+  g_assert_false (sim_ack (&sims[4]));
+  g_assert_cmpuint (sims[3].st.sb, ==, 2 * ONE);
+  g_assert_cmpmem (&sims[3].st, sizeof sims[3].st, &sims[4].st, sizeof sims[4].st);
 
-  /* Six rounds: count, halve, count, halve, count, halve. */
-  g_assert_cmpuint (sim_rounds (&fixed, 6), ==, 3);
-  g_assert_cmpuint (sim_rounds (&est, 6), ==, 1);
+  /* beta 2 still reaches b = 2: sb' = sb + floor((2 d + 512) / 1024)
+   * with d = 2048 - sb grows by 1 per ACK while d >= 256, and stops at
+   * d = 255: sb = 1793, b = (1793 + 512) >> 10 = 2. (Straight into the
+   * core: in the model the span-2 ACKs seen at b = 1 would halve.) */
+  {
+    struct wf_ackloss_state s = sims[2].st;
+    struct wf_ackloss_params p = sims[2].params;
+    guint32 una = s.prev_ack;
 
-  g_assert_cmpuint (fixed.st.sb, ==, ONE + 1);
-  g_assert_cmpuint (fixed.b_max, ==, 1);
-  /* floor(2 MSS / MSS) - 1 = 1 for every ACK. */
-  g_assert_cmpuint (fixed.counters.ack_losses, ==, fixed.fed - fed0);
-  g_assert_cmpuint (fixed.counters.ack_losses, >, 40);
-  g_assert_cmpuint (fixed.cwnd, ==, 5);
-  g_assert_cmpuint (est.counters.ack_losses, ==, 5);
-  g_assert_cmpuint (est.cwnd, ==, 20);
+    s.round_end = una + SEG (100000);
+    for (guint i = 0; i < 2000; i++)
+      {
+        una += SEG (2);
+        wf_ackloss_on_ack (&s, &p, NULL, una, una + SEG (100000), MSS);
+      }
+    g_assert_cmpuint (s.sb, ==, 1793);
+    g_assert_cmpuint (wf_ackloss_b (&s), ==, 2);
+  }
 }
 
-/* 3. Constant GRO aggregation of k segments. FINDING: the climb from the
- * initial b = 2 counts losses and costs one false halving at connection
- * start; after convergence there are none. */
+/* 3. Constant GRO aggregation of k segments from the start: the climb from
+ * the initial b = 2 happens inside the warm-up (32 ACKs: the shortfall
+ * below k shrinks by 7/8 per ACK, (k - 2) * (7/8)^32 < 0.1), so nothing is
+ * counted and nothing halves. */
 static void
-check_gro_constant (guint k, guint64 transient_losses)
+check_gro_constant (guint k)
 {
   const guint spans[] = { k };
   Sim sim;
@@ -488,133 +595,145 @@ check_gro_constant (guint k, guint64 transient_losses)
   g_test_message ("k = %u", k);
   sim_init (&sim, 1000, 40);
   sim_set_spans (&sim, spans, 1);
-  g_assert_cmpuint (sim_rounds (&sim, 20), ==, 1);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, transient_losses);
-  g_assert_cmpuint (sim.cwnd, ==, 20);
+  g_assert_cmpuint (sim_rounds (&sim, 10), ==, 0);
+  g_assert_cmpuint (sim.fed, >, WF_ACKLOSS_WARMUP_ACKS);
   g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, k);
 
   sim_reset_b_range (&sim);
   g_assert_cmpuint (sim_rounds (&sim, 50), ==, 0);
   g_assert_cmpuint (sim.b_min, ==, k);
   g_assert_cmpuint (sim.b_max, ==, k);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, transient_losses);
-  g_assert_cmpuint (sim.cwnd, ==, 20);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 0);
+  g_assert_cmpuint (sim.waits, ==, 0);
+  g_assert_cmpuint (sim.cwnd, ==, 40);
 }
 
 static void
 test_gro_constant (void)
 {
-  /* k = 4 from sb = 2048: 2304 (b 2, +1), 2528 (b 2, +1), 2724 (b 3,
-   * floor(4/3) - 1 = 0): 2 counts, then b = 4 once sb >= 3584. */
-  check_gro_constant (4, 2);
-  /* k = 8: 2816 (b 3, floor(8/3) - 1 = +1), 3488 (b 3, +1), 4076 (b 4,
-   * +1), 4590 (b 4, +1), 5040 (b 5, 0): 4 counts. */
-  check_gro_constant (8, 4);
+  check_gro_constant (4);
+  check_gro_constant (8);
 }
 
-/* 3. GRO spans cycling 2, 3, 5, 8 (mean 4.5): on the climb from b = 2 the
- * 5s and 8s count (5 in all here), and the 2s and 3s take them back
- * before a round ends; settled, b is 4 or 5 and 5 whenever the 8 comes
- * (floor(8/5) - 1 = 0): nothing counted at all. */
+/* 3. GRO spans cycling 2, 3, 5, 8 (mean 4.5): settled, b is 4 or 5; an 8
+ * at b = 4 is 2b, but sv (the spans deviate ~2 from sb) puts it inside
+ * sb + 3 sv: nothing counted at all. */
 static void
 test_gro_cycle (void)
 {
   const guint spans[] = { 2, 3, 5, 8 };
   Sim sim;
-  guint64 losses0;
 
   sim_init (&sim, 1000, 40);
   sim_set_spans (&sim, spans, G_N_ELEMENTS (spans));
   g_assert_cmpuint (sim_rounds (&sim, 20), ==, 0);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 5);
-  g_assert_cmpuint (sim.waits, ==, 0);
-
-  losses0 = sim.counters.ack_losses;
   sim_reset_b_range (&sim);
   g_assert_cmpuint (sim_rounds (&sim, 500), ==, 0);
   g_assert_cmpuint (sim.b_min, >=, 4);
   g_assert_cmpuint (sim.b_max, <=, 5);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, losses0);
+  g_assert_cmpuint (sim.st.sv, >, ONE);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 0);
   g_assert_cmpuint (sim.waits, ==, 0);
   g_assert_cmpuint (sim.cwnd, ==, 40);
 }
 
-/* 3. FINDING: seeded pseudo-random GRO spans 2..8, no ACK lost at all. A
- * span >= 2b counts, a span < b takes one back; when counts sit at both
- * ends of a wait the detector halves. Reno growth of 1 segment per round,
- * receiver window 20. Measured: 28 false halvings in 20 x 500 rounds
- * (0.28 % of rounds, at most 5 in one run); the assertion is that bound. */
+/* 3. Seeded pseudo-random GRO spans 2..8, no ACK lost at all, Reno growth
+ * to a receiver window of 20. The spread gate keeps most spans of 2b out
+ * of the count, and confirmation turns down the waits the rest start.
+ * Measured: 1 halving in 20 x 520 rounds (the old core: 28 in 20 x 500
+ * after 20 rounds of settling); the assertion is that bound. Spans that
+ * vary this much cannot be told from lost ACKs one by one: a remaining
+ * weakness, rare enough to cost no measurable throughput. */
 static void
 test_gro_random (void)
 {
-  guint64 total = 0, worst = 0;
+  guint64 halvings = 0, waits = 0, unconfirmed = 0;
 
   for (guint32 seed = 1; seed <= 20; seed++)
     {
       Sim sim;
-      guint64 h;
 
       sim_init (&sim, 1000, 20);
       sim.grow = TRUE;
       sim_set_random_spans (&sim, seed * 2654435761u, 2, 8);
-      sim_rounds (&sim, 20);
-      h = sim_rounds (&sim, 500);
+      halvings += sim_rounds (&sim, 520);
       g_assert_cmpuint (sim.counters.halvings, ==, sim.halvings);
       g_assert_cmpuint (sim.b_max, <=, 8);
-      total += h;
-      worst = MAX (worst, h);
+      g_assert_cmpuint (sim_wait_outcomes (&sim), ==, sim.waits);
+      waits += sim.waits;
+      unconfirmed += sim.counters.suppressed_unconfirmed;
     }
-  g_test_message ("false halvings: %" G_GUINT64_FORMAT " in 10000 rounds, "
-                  "at most %" G_GUINT64_FORMAT " in 500", total, worst);
-  g_assert_cmpuint (total, <=, 28);
-  g_assert_cmpuint (worst, <=, 5);
+  g_test_message ("%" G_GUINT64_FORMAT " waits, %" G_GUINT64_FORMAT " unconfirmed",
+                  waits, unconfirmed);
+  g_assert_cmpuint (halvings, <=, 1);
+  g_assert_cmpuint (waits, <, 100);
 }
 
-/* 4. Three consecutive ACKs lost at b = 1. */
+/* 4. Three consecutive ACKs lost at b = 1; the AP drops another ACK in the
+ * next round. The burst ACK covers 4 segments (sb 1028, sv 8):
+ *   b = 1, 4 > 1028 + 24: cnt = floor(4 / 1) - 1 = 3
+ *   capped at b + 2 = 3: sv (896*8 + 128*2044 + 512)>>10 = 269312>>10
+ *   = 263, sb (896*1028 + 128*3072 + 512)>>10 = 1314816>>10 = 1284,
+ *   b = 1796 >> 10 = 1 still. */
 static void
 test_burst_b1 (void)
 {
-  Sim sim;
+  Sim sim, lone;
 
   sim_init (&sim, 1000, 40);
   sim_settle_b1 (&sim);
   sim_acks (&sim, 5);
 
-  /* The next delivered ACK covers 4 segments:
-   *   sb = (896 * 1024 + 128 * 4096) >> 10 = 1408, b = 1920 >> 10 = 1,
-   *   cnt = max(floor(4 MSS / (1 * MSS)) - 1 + 0, 0) = 3   (eq. (11)) */
   sim_lose_next (&sim, 3);
   g_assert_false (sim_ack (&sim));
-  g_assert_cmpuint (sim.st.sb, ==, 1408);
+  g_assert_cmpuint (sim.st.sb, ==, 1284);
+  g_assert_cmpuint (sim.st.sv, ==, 263);
   g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 1);
   g_assert_cmpuint (sim.st.cnt, ==, 3);
   g_assert_cmpuint (sim.counters.ack_losses, ==, 3);
   g_assert_cmpuint (sim.st.wait_state, ==, 0);
 
-  /* Span-1 ACKs with b = 1 (sb 1360, 1318, ...) leave cnt alone. The
-   * round's last ACK sets the wait. */
+  /* Span-1 ACKs with b = 1 leave cnt alone. The round's last ACK sets
+   * the wait. */
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.st.cnt, ==, 3);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
-  g_assert_cmpuint (sim.cwnd, ==, 40);
+  lone = sim;
 
-  /* The next round's last ACK halves, and only that one. */
+  /* Waiting round: one more lost ACK (span 2 at b = 1, beyond the
+   * spread by then): cnt 4, cnt_wait 1. Its last ACK halves. */
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 1);
+  g_assert_false (sim_ack (&sim));
+  g_assert_cmpuint (sim.st.cnt, ==, 4);
+  g_assert_cmpuint (sim.st.cnt_wait, ==, 1);
   g_assert_cmpuint (sim_round (&sim), ==, 1);
   g_assert_cmpuint (sim.halved_at, ==, sim.round_closed_at);
   g_assert_cmpuint (sim.cwnd, ==, 20);
   g_assert_cmpuint (sim.ssthresh, ==, 20);
   g_assert_cmpuint (sim.st.cnt, ==, 0);
+  g_assert_cmpuint (sim.st.cnt_wait, ==, 0);
   g_assert_cmpuint (sim.st.wait_state, ==, 0);
 
   g_assert_cmpuint (sim_rounds (&sim, 5), ==, 0);
   g_assert_cmpuint (sim.counters.halvings, ==, 1);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 3);
-  g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 0);
-  g_assert_cmpuint (sim.counters.suppressed_data_loss, ==, 0);
-  g_assert_cmpuint (sim.dropped, ==, 3);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 4);
+  g_assert_cmpuint (sim_wait_outcomes (&sim), ==, 1);
+  g_assert_cmpuint (sim.dropped, ==, 4);
+
+  /* The burst alone, nothing lost while waiting: unconfirmed. */
+  g_assert_cmpuint (sim_rounds (&lone, 3), ==, 0);
+  g_assert_cmpuint (lone.counters.suppressed_unconfirmed, ==, 1);
+  g_assert_cmpuint (lone.counters.halvings, ==, 0);
+  g_assert_cmpuint (lone.cwnd, ==, 40);
 }
 
-/* 4. One ACK lost at b = 2 is found and halves. */
+/* 4. One ACK lost at b = 2, and one in the waiting round: halves. Span 4
+ * from sb 2048, sv 0: b 2, 4096 > 2048: cnt = floor(4/2) - 1 = 1;
+ * sv (128 * 2048 + 512) >> 10 = 256, sb (896*2048 + 128*4096 + 512) >> 10
+ * = 2359808 >> 10 = 2304. Next span 2: b = 2816 >> 10 = 2, +0;
+ * sb (896*2304 + 262144 + 512) >> 10 = 2272, sv (1024*256 + 512) >> 10
+ * = 256. */
 static void
 test_burst_b2_single (void)
 {
@@ -624,35 +743,38 @@ test_burst_b2_single (void)
   sim_settle_b2 (&sim);
   sim_acks (&sim, 5);
 
-  /* Span 4: sb = (896 * 2048 + 128 * 4096) >> 10 = 2304, b = 2816 >> 10
-   * = 2, cnt = floor(4 / 2) - 1 = 1. Next span 2: sb 2272, b 2, +0. */
   sim_lose_next (&sim, 1);
   g_assert_false (sim_ack (&sim));
   g_assert_cmpuint (sim.st.sb, ==, 2304);
+  g_assert_cmpuint (sim.st.sv, ==, 256);
   g_assert_cmpuint (sim.st.cnt, ==, 1);
   g_assert_false (sim_ack (&sim));
+  g_assert_cmpuint (sim.st.sb, ==, 2272);
+  g_assert_cmpuint (sim.st.sv, ==, 256);
   g_assert_cmpuint (sim.st.cnt, ==, 1);
 
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 1);
+  g_assert_false (sim_ack (&sim));
+  g_assert_cmpuint (sim.st.cnt_wait, ==, 1);
   g_assert_cmpuint (sim_round (&sim), ==, 1);
   g_assert_cmpuint (sim.halved_at, ==, sim.round_closed_at);
   g_assert_cmpuint (sim.cwnd, ==, 20);
   g_assert_cmpuint (sim.ssthresh, ==, 20);
   g_assert_cmpuint (sim.counters.halvings, ==, 1);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 1);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 2);
 }
 
-/* 4. FINDING: three consecutive ACKs lost at b = 2 go undetected. The
- * stretch ACK raises sb before b is taken from it, so it divides by 3,
- * and the inflated b then makes the next normal ACK take the count back:
- *   span 8: sb = (896 * 2048 + 128 * 8192) >> 10 = 2816, b = 3328 >> 10
- *           = 3, cnt = floor(8 / 3) - 1 = 1   (with b = 2 it would be 3)
- *   span 2: sb = (896 * 2816 + 262144) >> 10 = 2720, b = 3, floor(2/3)
- *           = 0: cnt = 0.
- * Intended: cnt 3, wait, one halving. */
+/* 4. Three consecutive ACKs lost at b = 2 are found (the old core divided
+ * by the b the stretch ACK itself had inflated to 3, then took the count
+ * back). Span 8: b = 2 from sb 2048 before the update, 8192 > 2048:
+ * cnt = floor(8/2) - 1 = 3. The span enters sb capped at b + 2 = 4: sb 2304,
+ * b stays 2 (as in test_burst_b2_single), so the next span-2 ACK covers
+ * exactly b and takes nothing back. */
 static void
-test_burst_b2_missed (void)
+test_burst_b2 (void)
 {
   Sim sim;
 
@@ -662,56 +784,76 @@ test_burst_b2_missed (void)
 
   sim_lose_next (&sim, 3);
   g_assert_false (sim_ack (&sim));
-  g_assert_cmpuint (sim.st.sb, ==, 2816);
-  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 3);
-  g_assert_cmpuint (sim.st.cnt, ==, 1);
+  g_assert_cmpuint (sim.st.sb, ==, 2304);
+  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 2);
+  g_assert_cmpuint (sim.st.cnt, ==, 3);
   g_assert_false (sim_ack (&sim));
-  g_assert_cmpuint (sim.st.sb, ==, 2720);
-  g_assert_cmpuint (sim.st.cnt, ==, 0);
+  g_assert_cmpuint (sim.st.sb, ==, 2272);
+  g_assert_cmpuint (sim.st.cnt, ==, 3);
 
   g_assert_cmpuint (sim_round (&sim), ==, 0);
-  g_assert_cmpuint (sim.st.wait_state, ==, 0);
-  g_assert_cmpuint (sim_rounds (&sim, 3), ==, 0);
-  g_assert_cmpuint (sim.waits, ==, 0);
-  g_assert_cmpuint (sim.cwnd, ==, 40);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 1);
-  g_assert_cmpuint (sim.dropped, ==, 3);
+  g_assert_cmpuint (sim.st.wait_state, ==, 1);
+  g_assert_cmpuint (sim.st.cnt, ==, 3);
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 3);
+  g_assert_false (sim_ack (&sim));
+  g_assert_cmpuint (sim.st.cnt, ==, 6);
+  g_assert_cmpuint (sim_round (&sim), ==, 1);
+  g_assert_cmpuint (sim.cwnd, ==, 20);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 6);
+  g_assert_cmpuint (sim.dropped, ==, 6);
 }
 
-/* 4. FINDING, the same at b = 1: a longer burst is found less. Four lost
- * ACKs count 1 (span 5: sb = 896 + 640 = 1536, b = 2, floor(5/2) - 1);
- * seven count 3 (span 8: sb 1920, b 2, floor(8/2) - 1) and the next three
- * span-1 ACKs (b still 2: sb 1808, 1710, 1624) take all three back. */
+/* 4. Every burst of n = 1..10 lost ACKs counts exactly n at b = 1, 2 and
+ * 4 (span (n + 1) b at b: floor((n + 1) b / b) - 1 = n, far beyond sb,
+ * sv = 0 for b = 2, 4 and 8 for b = 1), and b does not move: the span
+ * capped at b + 2 lifts sb by 2/8 < 1/2, also for the second burst.
+ * With confirm = 0 (published rule) each
+ * lone burst halves once; with confirmation it needs one more lost ACK
+ * in the waiting round. */
 static void
-test_burst_b1_long (void)
+test_burst_sizes (void)
 {
-  Sim four, seven;
+  for (guint b = 1; b <= 4; b *= 2)
+    for (guint n = 1; n <= 10; n++)
+      for (guint confirm = 0; confirm <= 1; confirm++)
+        {
+          const guint spans[] = { b };
+          Sim sim;
 
-  sim_init (&four, 1000, 40);
-  sim_settle_b1 (&four);
-  sim_acks (&four, 5);
-  sim_lose_next (&four, 4);
-  g_assert_false (sim_ack (&four));
-  g_assert_cmpuint (four.st.sb, ==, 1536);
-  g_assert_cmpuint (four.st.cnt, ==, 1);
-
-  sim_init (&seven, 1000, 40);
-  sim_settle_b1 (&seven);
-  sim_acks (&seven, 5);
-  sim_lose_next (&seven, 7);
-  g_assert_false (sim_ack (&seven));
-  g_assert_cmpuint (seven.st.sb, ==, 1920);
-  g_assert_cmpuint (seven.st.cnt, ==, 3);
-  sim_acks (&seven, 3);
-  g_assert_cmpuint (seven.st.sb, ==, 1624);
-  g_assert_cmpuint (seven.st.cnt, ==, 0);
-  g_assert_cmpuint (sim_rounds (&seven, 3), ==, 0);
-  g_assert_cmpuint (seven.waits, ==, 0);
-  g_assert_cmpuint (seven.cwnd, ==, 40);
+          sim_init (&sim, 1000, 40 * b);
+          sim.params.confirm = confirm;
+          sim_set_spans (&sim, spans, 1);
+          g_assert_cmpuint (sim_rounds (&sim, 10), ==, 0);
+          g_assert_cmpuint (sim.st.warmup, ==, 0);
+          sim_acks (&sim, 5);
+          sim_lose_next (&sim, n);
+          g_assert_false (sim_ack (&sim));
+          g_assert_cmpuint (sim.st.cnt, ==, n);
+          g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, b);
+          g_assert_cmpuint (sim_round (&sim), ==, 0);
+          g_assert_cmpuint (sim.st.wait_state, ==, 1);
+          if (confirm)
+            {
+              g_assert_cmpuint (sim_round (&sim), ==, 0);
+              g_assert_cmpuint (sim.counters.suppressed_unconfirmed, ==, 1);
+              /* Again, now recurring: burst, then one lost while waiting. */
+              sim_acks (&sim, 5);
+              sim_lose_next (&sim, n);
+              g_assert_false (sim_ack (&sim));
+              g_assert_cmpuint (sim_round (&sim), ==, 0);
+              sim_acks (&sim, 2);
+              sim_lose_next (&sim, 1);
+            }
+          g_assert_cmpuint (sim_round (&sim), ==, 1);
+          g_assert_cmpuint (sim.cwnd, ==, 20 * b);
+          g_assert_cmpuint (sim.counters.ack_losses, ==, confirm ? 2 * n + 1 : n);
+        }
 }
 
 /* 5. thresh = 3 at b = 1: one lost ACK is not enough, three are, whether
- * spread over the round or in one burst. */
+ * spread over the round or in one burst, and four in one burst too (the
+ * old core counted that burst as 1). */
 static void
 test_thresh (void)
 {
@@ -728,7 +870,9 @@ test_thresh (void)
   g_assert_cmpuint (one.waits, ==, 0);
   g_assert_cmpuint (one.counters.ack_losses, ==, 1);
 
-  /* Span 2 each, sb stays below 1536 (1152, then back down): +1 each. */
+  /* Span 2 each at b = 1: +1 each (the first lifts sb to 1156, which
+   * falls back by 1/8 of its excess per span-1 ACK; b stays 1). The
+   * waiting round loses one more: cnt 4, confirmed. */
   sim_init (&spread, 1000, 40);
   spread.params.thresh = 3;
   sim_settle_b1 (&spread);
@@ -741,39 +885,38 @@ test_thresh (void)
     }
   g_assert_cmpuint (sim_round (&spread), ==, 0);
   g_assert_cmpuint (spread.st.wait_state, ==, 1);
+  sim_acks (&spread, 3);
+  sim_lose_next (&spread, 1);
+  g_assert_false (sim_ack (&spread));
+  g_assert_cmpuint (spread.st.cnt, ==, 4);
   g_assert_cmpuint (sim_round (&spread), ==, 1);
   g_assert_cmpuint (spread.cwnd, ==, 20);
 
-  /* As in test_burst_b1: cnt 3 from one span-4 ACK. */
-  sim_init (&burst, 1000, 40);
-  burst.params.thresh = 3;
-  sim_settle_b1 (&burst);
-  sim_acks (&burst, 5);
-  sim_lose_next (&burst, 3);
-  g_assert_false (sim_ack (&burst));
-  g_assert_cmpuint (burst.st.cnt, ==, 3);
-  g_assert_cmpuint (sim_rounds (&burst, 2), ==, 1);
-  g_assert_cmpuint (burst.cwnd, ==, 20);
+  for (guint n = 3; n <= 4; n++)
+    {
+      Sim *sim = n == 3 ? &burst : &four;
 
-  /* FINDING: not monotonic. Four lost ACKs count 1 (test_burst_b1_long)
-   * and do not reach thresh 3, where three did. */
-  sim_init (&four, 1000, 40);
-  four.params.thresh = 3;
-  sim_settle_b1 (&four);
-  sim_acks (&four, 5);
-  sim_lose_next (&four, 4);
-  g_assert_false (sim_ack (&four));
-  g_assert_cmpuint (four.st.cnt, ==, 1);
-  g_assert_cmpuint (sim_rounds (&four, 2), ==, 0);
-  g_assert_cmpuint (four.cwnd, ==, 40);
+      sim_init (sim, 1000, 40);
+      sim->params.thresh = 3;
+      sim_settle_b1 (sim);
+      sim_acks (sim, 5);
+      sim_lose_next (sim, n);
+      g_assert_false (sim_ack (sim));
+      g_assert_cmpuint (sim->st.cnt, ==, n);
+      g_assert_cmpuint (sim_round (sim), ==, 0);
+      g_assert_cmpuint (sim->st.wait_state, ==, 1);
+      sim_acks (sim, 5);
+      sim_lose_next (sim, 1);
+      g_assert_cmpuint (sim_round (sim), ==, 1);
+      g_assert_cmpuint (sim->cwnd, ==, 20);
+    }
 }
 
-/* 5. FINDING: the count below thresh is never cleared by a round (only a
- * wait ends with cnt = 0) and ACKs of exactly b segments do not wear it
- * down, so thresh is not per RTT: three single lost ACKs ten rounds apart
- * halve with thresh = 3. */
+/* 5. thresh counts per round: a round that ends below thresh clears cnt,
+ * so three single lost ACKs ten rounds apart never reach thresh = 3 (the
+ * old core halved). */
 static void
-test_thresh_stale_count (void)
+test_thresh_per_round (void)
 {
   Sim sim;
 
@@ -785,68 +928,181 @@ test_thresh_stale_count (void)
       sim_acks (&sim, 5);
       sim_lose_next (&sim, 1);
       g_assert_false (sim_ack (&sim));
-      g_assert_cmpuint (sim.st.cnt, ==, i + 1);
-      if (i < 2)
-        g_assert_cmpuint (sim_rounds (&sim, 10), ==, 0);
+      g_assert_cmpuint (sim.st.cnt, ==, 1);
+      g_assert_cmpuint (sim_round (&sim), ==, 0);
+      g_assert_cmpuint (sim.st.cnt, ==, 0);
+      g_assert_cmpuint (sim_rounds (&sim, 9), ==, 0);
     }
-  g_assert_cmpuint (sim_rounds (&sim, 2), ==, 1);
-  g_assert_cmpuint (sim.cwnd, ==, 20);
+  g_assert_cmpuint (sim_rounds (&sim, 2), ==, 0);
+  g_assert_cmpuint (sim.waits, ==, 0);
+  g_assert_cmpuint (sim.cwnd, ==, 40);
   g_assert_cmpuint (sim.counters.ack_losses, ==, 3);
 }
 
-/* 6. A lost ACK, then reordering during the waiting round: cnt goes back
- * below thresh, no halving, counted as suppressed by reordering. The
- * control, same stream without the reordering, halves. */
+/* 5. thresh = 0 is taken as 1: a clean stream with the published rule
+ * (confirm = 0) never waits (cnt 0 < 1 at every round end); unclamped,
+ * cnt >= 0 would wait and halve every other round. One lost ACK then
+ * waits and halves as with thresh 1 (test_confirm). */
+static void
+test_thresh_zero (void)
+{
+  Sim sim;
+
+  sim_init (&sim, 1000, 40);
+  sim.params.thresh = 0;
+  sim.params.confirm = 0;
+  sim_settle_b2 (&sim);
+  g_assert_cmpuint (sim_rounds (&sim, 10), ==, 0);
+  g_assert_cmpuint (sim.waits, ==, 0);
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 1);
+  g_assert_cmpuint (sim_round (&sim), ==, 0);
+  g_assert_cmpuint (sim.st.wait_state, ==, 1);
+  g_assert_cmpuint (sim_round (&sim), ==, 1);
+  g_assert_cmpuint (sim.cwnd, ==, 20);
+}
+
+/* A lost ACK in round R (cnt 1, wait) and one in the waiting round (cnt 2,
+ * cnt_wait 1); the caller then plays the rest of the waiting round. */
+static void
+sim_two_lost (Sim *sim)
+{
+  sim_init (sim, 1000, 40);
+  sim_settle_b1 (sim);
+  sim_acks (sim, 5);
+  sim_lose_next (sim, 1);
+  g_assert_false (sim_ack (sim));
+  g_assert_cmpuint (sim->st.cnt, ==, 1);
+  g_assert_cmpuint (sim_round (sim), ==, 0);
+  g_assert_cmpuint (sim->st.wait_state, ==, 1);
+  sim_acks (sim, 5);
+  sim_lose_next (sim, 1);
+  g_assert_false (sim_ack (sim));
+  g_assert_cmpuint (sim->st.cnt, ==, 2);
+  g_assert_cmpuint (sim->st.cnt_wait, ==, 1);
+}
+
+/* 6. Reordering in the waiting round takes one count back per Disorder
+ * episode: two episodes bring cnt 2 to 0, no halving, counted as
+ * suppressed by reordering; one episode leaves cnt 1, still a halving;
+ * none (the control) halves. */
 static void
 test_reorder (void)
 {
-  Sim sim, ctrl, two;
+  Sim sim, ctrl, one;
 
-  sim_init (&sim, 1000, 40);
-  sim_settle_b1 (&sim);
-  sim_acks (&sim, 5);
-  sim_lose_next (&sim, 1);
-  g_assert_false (sim_ack (&sim));
-  g_assert_cmpuint (sim.st.cnt, ==, 1);
-  g_assert_cmpuint (sim_round (&sim), ==, 0);
-  g_assert_cmpuint (sim.st.wait_state, ==, 1);
+  sim_two_lost (&sim);
   ctrl = sim;
+  one = sim;
 
-  /* Dup ACKs for a reordered segment: Disorder, then back to Open. The
-   * model does not feed the dup ACKs (snd_una did not move). */
-  sim_acks (&sim, 5);
-  sim_set_state (&sim, CA_DISORDER);
+  /* Dup ACKs for a reordered segment: Disorder, back to Open, twice. The
+   * dup ACKs themselves are no-ops for the core (test_dup_ack). */
+  for (guint i = 0; i < 2; i++)
+    {
+      sim_set_state (&sim, CA_DISORDER);
+      sim_acks (&sim, 2);
+      sim_set_state (&sim, CA_OPEN);
+    }
   g_assert_cmpuint (sim.st.cnt, ==, 0);
-  sim_acks (&sim, 2);
-  sim_set_state (&sim, CA_OPEN);
+  g_assert_cmpuint (sim.st.reordered, ==, 1);
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.cwnd, ==, 40);
   g_assert_cmpuint (sim.st.wait_state, ==, 0);
+  g_assert_cmpuint (sim.st.reordered, ==, 0);
   g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 1);
-  g_assert_cmpuint (sim.counters.suppressed_data_loss, ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_fallback, ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_unconfirmed, ==, 0);
   g_assert_cmpuint (sim.counters.halvings, ==, 0);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 1);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 2);
+
+  sim_set_state (&one, CA_DISORDER);
+  sim_set_state (&one, CA_OPEN);
+  g_assert_cmpuint (one.st.cnt, ==, 1);
+  g_assert_cmpuint (sim_round (&one), ==, 1);
+  g_assert_cmpuint (one.counters.suppressed_reorder, ==, 0);
 
   g_assert_cmpuint (sim_round (&ctrl), ==, 1);
   g_assert_cmpuint (ctrl.counters.suppressed_reorder, ==, 0);
+}
 
-  /* One reordering takes back one count only: two lost, still halves. */
-  sim_init (&two, 1000, 40);
-  sim_settle_b1 (&two);
-  sim_acks (&two, 5);
-  sim_lose_next (&two, 2);
-  g_assert_false (sim_ack (&two));
-  g_assert_cmpuint (two.st.cnt, ==, 2);
-  g_assert_cmpuint (sim_round (&two), ==, 0);
-  sim_set_state (&two, CA_DISORDER);
-  sim_set_state (&two, CA_OPEN);
-  g_assert_cmpuint (two.st.cnt, ==, 1);
-  g_assert_cmpuint (sim_round (&two), ==, 1);
-  g_assert_cmpuint (two.counters.suppressed_reorder, ==, 0);
+/* 6. The count can also fall back without reordering: ACKs shorter than b
+ * take one back each (eq. (11)). That is not blamed on reordering: at b
+ * = 2, cnt 2 in the waiting round, then two span-1 ACKs (b = 2 from sb
+ * ~ 2.2: floor(1/2) = 0, -1 each): cnt 0, suppressed_fallback. */
+static void
+test_fallback (void)
+{
+  Sim sim;
+
+  sim_init (&sim, 1000, 40);
+  sim_settle_b2 (&sim);
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 1);
+  g_assert_false (sim_ack (&sim));
+  g_assert_cmpuint (sim_round (&sim), ==, 0);
+  g_assert_cmpuint (sim.st.wait_state, ==, 1);
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 1);
+  g_assert_false (sim_ack (&sim));
+  g_assert_cmpuint (sim.st.cnt, ==, 2);
+  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 2);
+  g_assert_false (sim_ack_span (&sim, 1));
+  g_assert_false (sim_ack_span (&sim, 1));
+  g_assert_cmpuint (sim.st.cnt, ==, 0);
+  g_assert_cmpuint (sim_round (&sim), ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_fallback, ==, 1);
+  g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_unconfirmed, ==, 0);
+  g_assert_cmpuint (sim.counters.halvings, ==, 0);
+  g_assert_cmpuint (sim.cwnd, ==, 40);
+}
+
+/* Confirmation by hand, and confirm = 0 as the published rule. b = 2
+ * settled; one lost ACK (span 4: cnt 1, see test_burst_b2_single); the
+ * round ends with cnt 1 >= 1: wait. The waiting round is clean: span-2
+ * ACKs at b = 2 neither add nor take back, cnt stays 1, cnt_wait 0.
+ *   published: cnt 1 >= thresh, no data loss: halve, cwnd 40 -> 20;
+ *   confirm:   cnt_wait 0: no halving, suppressed_unconfirmed 1. */
+static void
+test_confirm (void)
+{
+  Sim conf, pub;
+
+  sim_init (&conf, 1000, 40);
+  sim_settle_b2 (&conf);
+  sim_acks (&conf, 5);
+  sim_lose_next (&conf, 1);
+  g_assert_false (sim_ack (&conf));
+  g_assert_cmpuint (conf.st.cnt, ==, 1);
+  pub = conf;
+  pub.params.confirm = 0;
+
+  g_assert_cmpuint (sim_round (&conf), ==, 0);
+  g_assert_cmpuint (sim_round (&pub), ==, 0);
+  g_assert_cmpuint (conf.st.wait_state, ==, 1);
+  g_assert_cmpuint (pub.st.wait_state, ==, 1);
+
+  sim_acks (&conf, 5);
+  sim_acks (&pub, 5);
+  g_assert_cmpuint (conf.st.cnt, ==, 1);
+  g_assert_cmpuint (conf.st.cnt_wait, ==, 0);
+  g_assert_cmpuint (sim_round (&pub), ==, 1);
+  g_assert_cmpuint (pub.cwnd, ==, 20);
+  g_assert_cmpuint (pub.ssthresh, ==, 20);
+  g_assert_cmpuint (pub.counters.halvings, ==, 1);
+  g_assert_cmpuint (pub.counters.suppressed_unconfirmed, ==, 0);
+
+  g_assert_cmpuint (sim_round (&conf), ==, 0);
+  g_assert_cmpuint (conf.cwnd, ==, 40);
+  g_assert_cmpuint (conf.counters.halvings, ==, 0);
+  g_assert_cmpuint (conf.counters.suppressed_unconfirmed, ==, 1);
+  g_assert_cmpuint (conf.st.cnt, ==, 0);
+  g_assert_cmpuint (conf.st.wait_state, ==, 0);
 }
 
 /* 7. Data loss and ACK loss in the same round: ACK-loss check suspended
- * for that round and the next; a clean ACK loss afterwards halves. */
+ * for that round and the next; a clean, recurring ACK loss afterwards
+ * halves. */
 static void
 test_data_loss (void)
 {
@@ -855,8 +1111,8 @@ test_data_loss (void)
   sim_init (&sim, 1000, 40);
   sim_settle_b1 (&sim);
 
-  /* Round R: fast recovery over three ACKs, then two lost ACKs:
-   * span 3, sb = (896 * 1024 + 128 * 3072) >> 10 = 1280, b = 1, +2. */
+  /* Round R: fast recovery over three ACKs, then two lost ACKs (span 3 at
+   * b = 1: +2). */
   sim_acks (&sim, 3);
   sim_set_state (&sim, CA_RECOVERY);
   g_assert_cmpuint (sim.st.data_loss, ==, 1);
@@ -869,32 +1125,36 @@ test_data_loss (void)
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
 
-  /* Round R+1: one more lost ACK (cnt 3); data_loss still set at its end. */
+  /* Round R+1: one more lost ACK (cnt 3, confirmed); data_loss still set
+   * at its end. */
   sim_acks (&sim, 5);
   sim_lose_next (&sim, 1);
   g_assert_false (sim_ack (&sim));
   g_assert_cmpuint (sim.st.cnt, ==, 3);
+  g_assert_cmpuint (sim.st.cnt_wait, ==, 1);
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.cwnd, ==, 40);
   g_assert_cmpuint (sim.counters.halvings, ==, 0);
   g_assert_cmpuint (sim.counters.suppressed_data_loss, ==, 1);
-  g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_unconfirmed, ==, 0);
   g_assert_cmpuint (sim.st.cnt, ==, 0);
   g_assert_cmpuint (sim.st.data_loss, ==, 0);
   g_assert_cmpuint (sim.st.wait_state, ==, 0);
 
-  /* Round R+2: a clean lost ACK; R+3 halves. */
+  /* Rounds R+2, R+3: a lost ACK in each; R+3 halves. */
   sim_acks (&sim, 5);
   sim_lose_next (&sim, 1);
   g_assert_false (sim_ack (&sim));
   g_assert_cmpuint (sim.st.cnt, ==, 1);
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 1);
   g_assert_cmpuint (sim_round (&sim), ==, 1);
   g_assert_cmpuint (sim.cwnd, ==, 20);
   g_assert_cmpuint (sim.ssthresh, ==, 20);
   g_assert_cmpuint (sim.counters.halvings, ==, 1);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 4);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 5);
   g_assert_cmpuint (sim.counters.suppressed_data_loss, ==, 1);
 }
 
@@ -913,8 +1173,11 @@ run_burst_trace (guint32 iss, GArray *trace, guint32 *before_burst, guint32 *bur
   sim_lose_next (&sim, 3);
   g_assert_false (sim_ack (&sim));
   *burst_ack = sim.snd_una;
+  g_assert_cmpuint (sim_round (&sim), ==, 0);
+  sim_acks (&sim, 5);
+  sim_lose_next (&sim, 1);
   g_assert_cmpuint (sim_rounds (&sim, 3), ==, 1);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 3);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 4);
 }
 
 /* 8. The same stream with the burst ACK straddling 2^32 behaves the same. */
@@ -952,17 +1215,17 @@ test_wrap (void)
 static void
 test_old_ack (void)
 {
-  struct wf_ackloss_params p = { WF_ACKLOSS_THRESH_DEFAULT, WF_ACKLOSS_BETA_DEFAULT };
   struct wf_ackloss_counters c = { 0 };
   struct wf_ackloss_state s, snap;
   /* The ACK before (across 2^32), one byte back, the furthest back. */
   const guint32 olds[] = { SEG (4), 1, 0x7fffffffu };
-  guint32 una = 0xffffff00u;
+  guint32 una = 0xffffff00u - SEG (64), nxt = una + SEG (200);
 
   /* prev_ack just past 2^32, with a count to lose: span 4 at b = 2 after
-   * init: sb 2304, b 2, cnt 1. */
-  wf_ackloss_init (&s, una, una + SEG (40));
-  g_assert_cmpuint (wf_ackloss_on_ack (&s, &p, &c, una + SEG (4), una + SEG (40), MSS), ==,
+   * the warm-up: sb 2304, sv 256, cnt 1 (test_burst_b2_single). */
+  wf_ackloss_init (&s, una, nxt);
+  core_warm (&s, &default_params, &c, &una, nxt);
+  g_assert_cmpuint (wf_ackloss_on_ack (&s, &default_params, &c, una + SEG (4), nxt, MSS), ==,
                     WF_ACKLOSS_NONE);
   g_assert_cmpuint (s.prev_ack, <, una);
   g_assert_cmpuint (s.cnt, ==, 1);
@@ -974,49 +1237,143 @@ test_old_ack (void)
 
       g_test_message ("old ACK %u behind", olds[i]);
       snap = s;
-      g_assert_cmpuint (wf_ackloss_on_ack (&s, &p, &c, old, una + SEG (40), MSS), ==,
+      g_assert_cmpuint (wf_ackloss_on_ack (&s, &default_params, &c, old, nxt, MSS), ==,
                         WF_ACKLOSS_NONE);
       g_assert_cmpmem (&s, sizeof s, &snap, sizeof snap);
-      g_assert_cmpuint (c.acks, ==, 2 + i);
+      g_assert_cmpuint (c.acks, ==, WF_ACKLOSS_WARMUP_ACKS + 2 + i);
     }
   g_assert_cmpuint (c.ack_losses, ==, 1);
   g_assert_cmpuint (c.halvings, ==, 0);
 }
 
 /* 8. mss == 0 is ignored but counted; the same ACK with the MSS would have
- * counted two lost ACKs. */
+ * counted two lost ACKs and ended the round. */
 static void
 test_mss_zero (void)
 {
-  struct wf_ackloss_params p = { WF_ACKLOSS_THRESH_DEFAULT, WF_ACKLOSS_BETA_DEFAULT };
   struct wf_ackloss_counters c = { 0 }, c_mss = { 0 };
   struct wf_ackloss_state s, snap, with_mss;
+  guint32 una = 5000, nxt = 5000 + SEG (64 + 4 + 6);
 
-  wf_ackloss_init (&s, 5000, 5000 + SEG (10));
+  wf_ackloss_init (&s, una, nxt);
+  core_warm (&s, &default_params, &c, &una, nxt);
   /* 1 lost at b = 2 as in test_old_ack, so a wait would be visible. */
-  wf_ackloss_on_ack (&s, &p, &c, 5000 + SEG (4), 5000 + SEG (10), MSS);
+  wf_ackloss_on_ack (&s, &default_params, &c, una + SEG (4), nxt, MSS);
   g_assert_cmpuint (s.cnt, ==, 1);
   snap = s;
   with_mss = s;
 
   /* Past round_end: processed, this would end the round. */
-  g_assert_cmpuint (wf_ackloss_on_ack (&s, &p, &c, 5000 + SEG (10), 5000 + SEG (20), 0), ==,
+  g_assert_cmpuint (wf_ackloss_on_ack (&s, &default_params, &c, nxt, nxt + SEG (10), 0), ==,
                     WF_ACKLOSS_NONE);
   g_assert_cmpmem (&s, sizeof s, &snap, sizeof snap);
-  g_assert_cmpuint (c.acks, ==, 2);
+  g_assert_cmpuint (c.acks, ==, WF_ACKLOSS_WARMUP_ACKS + 2);
   g_assert_cmpuint (c.ack_losses, ==, 1);
 
-  /* Span 6: sb = 2016 + 768 = 2784, b = 3, floor(6/3) - 1 = +1, and the
-   * round ends with cnt 2: wait. */
-  wf_ackloss_on_ack (&with_mss, &p, &c_mss, 5000 + SEG (10), 5000 + SEG (20), MSS);
-  g_assert_cmpuint (with_mss.cnt, ==, 2);
+  /* Span 6 at b = (2304 + 512) >> 10 = 2, 6144 > 2304 + 768:
+   * floor(6/2) - 1 = +2, and the round ends with cnt 3: wait. */
+  wf_ackloss_on_ack (&with_mss, &default_params, &c_mss, nxt, nxt + SEG (10), MSS);
+  g_assert_cmpuint (with_mss.cnt, ==, 3);
   g_assert_cmpuint (with_mss.wait_state, ==, 1);
-  g_assert_cmpuint (with_mss.prev_ack, ==, 5000 + SEG (10));
+  g_assert_cmpuint (with_mss.prev_ack, ==, nxt);
+}
+
+/* The warm-up: the first 32 advancing ACKs after init train sb only. A
+ * span-4 ACK as the 32nd ACK counts nothing and enters sb uncapped
+ * ((896*2048 + 128*4096 + 512) >> 10 = 2304); the same ACK as the 33rd
+ * counts one (b = 2, 4096 > 2048 + 0). */
+static void
+test_warmup (void)
+{
+  struct wf_ackloss_counters c = { 0 };
+  struct wf_ackloss_state early, late;
+  guint32 una_e = 9000, una_l = 9000, nxt = 9000 + SEG (200);
+
+  wf_ackloss_init (&early, una_e, nxt);
+  g_assert_cmpuint (early.warmup, ==, WF_ACKLOSS_WARMUP_ACKS);
+  for (guint i = 0; i < WF_ACKLOSS_WARMUP_ACKS - 1; i++)
+    {
+      una_e += SEG (2);
+      wf_ackloss_on_ack (&early, &default_params, &c, una_e, nxt, MSS);
+    }
+  g_assert_cmpuint (early.warmup, ==, 1);
+  una_e += SEG (4);
+  wf_ackloss_on_ack (&early, &default_params, &c, una_e, nxt, MSS);
+  g_assert_cmpuint (early.warmup, ==, 0);
+  g_assert_cmpuint (early.cnt, ==, 0);
+  g_assert_cmpuint (early.sb, ==, 2304);
+  g_assert_cmpuint (c.ack_losses, ==, 0);
+
+  wf_ackloss_init (&late, una_l, nxt);
+  core_warm (&late, &default_params, &c, &una_l, nxt);
+  una_l += SEG (4);
+  wf_ackloss_on_ack (&late, &default_params, &c, una_l, nxt, MSS);
+  g_assert_cmpuint (late.cnt, ==, 1);
+  g_assert_cmpuint (late.sb, ==, 2304);
+  g_assert_cmpuint (c.ack_losses, ==, 1);
+
+  /* Dup ACKs do not use up the warm-up. */
+  wf_ackloss_init (&early, 9000, nxt);
+  for (guint i = 0; i < 40; i++)
+    wf_ackloss_on_ack (&early, &default_params, &c, 9000, nxt, MSS);
+  g_assert_cmpuint (early.warmup, ==, WF_ACKLOSS_WARMUP_ACKS);
+}
+
+/* The spread gate. Spans alternating 6 and 2 after the warm-up settle sb
+ * near 4 and sv near 2 (|6 - 4| = |2 - 4| = 2): b = 4 and a span of 8 is
+ * 2b, but 8 <= sb + 3 sv, this receiver's normal spread: 0 lost. The
+ * same span at b = 4 from constant GRO 4 (sv 0) counts one. */
+static void
+test_spread_gate (void)
+{
+  struct wf_ackloss_counters c = { 0 };
+  struct wf_ackloss_state s, snap;
+  guint32 una = 3000, nxt = 3000 + SEG (5000);
+  guint64 losses0;
+
+  wf_ackloss_init (&s, una, nxt);
+  core_warm (&s, &default_params, &c, &una, nxt);
+  for (guint i = 0; i < 100; i++)
+    {
+      una += SEG (i % 2 ? 2 : 6);
+      wf_ackloss_on_ack (&s, &default_params, &c, una, nxt, MSS);
+    }
+  g_test_message ("sb %u sv %u", s.sb, s.sv);
+  g_assert_cmpuint (wf_ackloss_b (&s), ==, 4);
+  g_assert_cmpuint (s.sv, >=, ONE + ONE / 2);
+  /* 8 * 1024 = 8192 <= sb + 3 sv: not counted. */
+  g_assert_cmpuint (SEG (8) / MSS * ONE, <=, s.sb + 3 * s.sv);
+  snap = s;
+  losses0 = c.ack_losses;
+  una += SEG (8);
+  wf_ackloss_on_ack (&s, &default_params, &c, una, nxt, MSS);
+  g_assert_cmpuint (s.cnt, ==, snap.cnt);
+  g_assert_cmpuint (c.ack_losses, ==, losses0);
+  g_assert_cmpuint (s.sb, >, snap.sb);
+
+  /* Constant GRO 4: climbing from 2048, sb' = sb + floor((128 d + 512)
+   * / 1024) with d = 4096 - sb stops once d <= 3: sb 4093; sv follows d
+   * down to 7. b = 4, 8192 > 4093 + 21: floor(8/4) - 1 = 1. */
+  {
+    const guint spans[] = { 4 };
+    Sim sim;
+
+    sim_init (&sim, 1000, 80);
+    sim_set_spans (&sim, spans, 1);
+    g_assert_cmpuint (sim_rounds (&sim, 5), ==, 0);
+    g_assert_cmpuint (sim.st.sb, ==, 4 * ONE - 3);
+    g_assert_cmpuint (sim.st.sv, ==, 7);
+    sim_lose_next (&sim, 1);
+    g_assert_false (sim_ack (&sim));
+    g_assert_cmpuint (sim.st.cnt, ==, 1);
+  }
 }
 
 /* 9. After SACK recovery the cumulative ACK jumps 500 segments at b = 2,
  * the glue still in Recovery (the kernel leaves it after in_ack_event).
- * The dup ACKs before it are not fed: snd_una did not move. */
+ * The dup ACKs before it are no-ops. b = 2 before the update, 500 MSS
+ * beyond sb + 3 sv = 2: cnt = floor(500 / 2) - 1 = 249; the span enters
+ * sb capped at 4: sb 2304, b stays 2. */
 static void
 test_recovery_stretch (void)
 {
@@ -1032,14 +1389,12 @@ test_recovery_stretch (void)
   sim_set_state (&sim, CA_RECOVERY);
   high_seq = sim.snd_nxt;
 
-  /* sb = (896 * 2048 + 128 * 500 * 1024) >> 10 = 1792 + 64000 = 65792,
-   * b = (65792 + 512) >> 10 = 64, cnt = floor(500 / 64) - 1 = 6. The
-   * round ends: cnt >= 1 and data loss: wait. */
+  /* The round ends: cnt >= 1 and data loss: wait. */
   g_assert_true (sim_ack_span (&sim, 500));
-  g_assert_cmpuint (sim.st.sb, ==, 65792);
-  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 64);
-  g_assert_cmpuint (sim.st.cnt, ==, 6);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 6);
+  g_assert_cmpuint (sim.st.sb, ==, 2304);
+  g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 2);
+  g_assert_cmpuint (sim.st.cnt, ==, 249);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 249);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
 
   /* Recovery ends at high_seq, 100 segments on: 50 span-2 ACKs, the last
@@ -1058,69 +1413,105 @@ test_recovery_stretch (void)
   g_assert_cmpuint (sim.cwnd, ==, 600);
   g_assert_cmpuint (sim.counters.halvings, ==, 0);
   g_assert_cmpuint (sim.counters.suppressed_data_loss, ==, 1);
-  g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 0);
+  g_assert_cmpuint (sim_wait_outcomes (&sim), ==, 1);
 }
 
-/* 9. The same jump without the Recovery state does not halve either: with
- * b = 64 the next span-2 ACKs each take a count back (6 of them), before
- * the waiting round ends. The counters then blame reordering. */
+/* 9. The same jump without the Recovery state: a lone stretch ACK. It
+ * counts 249 (b stays 2, nothing takes them back), the wait starts, and
+ * the clean waiting round leaves it unconfirmed; the published rule
+ * would halve on it. */
 static void
 test_open_stretch (void)
 {
-  Sim sim;
+  Sim sim, pub;
 
   sim_init (&sim, 1000, 600);
   sim_settle_b2 (&sim);
   sim_acks (&sim, 100);
+  pub = sim;
+  pub.params.confirm = 0;
   g_assert_true (sim_ack_span (&sim, 500));
-  g_assert_cmpuint (sim.st.cnt, ==, 6);
+  g_assert_true (sim_ack_span (&pub, 500));
+  g_assert_cmpuint (sim.st.cnt, ==, 249);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
   sim_acks (&sim, 6);
-  g_assert_cmpuint (sim.st.cnt, ==, 0);
+  g_assert_cmpuint (sim.st.cnt, ==, 249);
   g_assert_cmpuint (sim_rounds (&sim, 4), ==, 0);
-  g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 1);
-  g_assert_cmpuint (sim.counters.suppressed_data_loss, ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_unconfirmed, ==, 1);
+  g_assert_cmpuint (sim.counters.suppressed_reorder, ==, 0);
+  g_assert_cmpuint (sim.counters.suppressed_fallback, ==, 0);
+  g_assert_cmpuint (sim.cwnd, ==, 600);
+
+  g_assert_cmpuint (sim_round (&pub), ==, 1);
+  g_assert_cmpuint (pub.cwnd, ==, 300);
 }
 
-/* The glue contract: Linux calls in_ack_event for dup ACKs too (slow path,
- * snd_una unchanged). Fed to the core, a span-0 ACK takes a count back
- * (floor(0 / b) - 1 = -1) and pulls sb down by 1/8: one dup ACK erases a
- * detected loss, and 20 of them (one recovery) drop b to 1, after which
- * delayed ACKs count as lost. The glue must skip ACKs that do not move
- * snd_una. */
+/* 4. Span-0 ACKs (ack == prev_ack: Linux calls in_ack_event for dup ACKs
+ * too) are no-ops: they neither take a count back nor pull sb down, so
+ * the count survives a whole recovery's worth of them. */
 static void
 test_dup_ack (void)
 {
-  struct wf_ackloss_params p = { WF_ACKLOSS_THRESH_DEFAULT, WF_ACKLOSS_BETA_DEFAULT };
   struct wf_ackloss_counters c = { 0 };
-  struct wf_ackloss_state s;
-  guint32 una = 7000, nxt = 7000 + SEG (100);
+  struct wf_ackloss_state s, snap;
+  guint32 una = 7000, nxt = 7000 + SEG (200);
 
   wf_ackloss_init (&s, una, nxt);
+  core_warm (&s, &default_params, &c, &una, nxt);
   una += SEG (4);
-  wf_ackloss_on_ack (&s, &p, &c, una, nxt, MSS);
+  wf_ackloss_on_ack (&s, &default_params, &c, una, nxt, MSS);
   g_assert_cmpuint (s.cnt, ==, 1);
+  snap = s;
 
-  /* sb = (896 * 2304) >> 10 = 2016 */
-  wf_ackloss_on_ack (&s, &p, &c, una, nxt, MSS);
-  g_assert_cmpuint (s.cnt, ==, 0);
-  g_assert_cmpuint (s.sb, ==, 2016);
-  g_assert_cmpuint (s.prev_ack, ==, una);
+  for (guint i = 0; i < 20; i++)
+    g_assert_cmpuint (wf_ackloss_on_ack (&s, &default_params, &c, una, nxt, MSS), ==,
+                      WF_ACKLOSS_NONE);
+  g_assert_cmpmem (&s, sizeof s, &snap, sizeof snap);
+  g_assert_cmpuint (s.sb, ==, 2304);
 
-  for (guint i = 0; i < 19; i++)
-    wf_ackloss_on_ack (&s, &p, &c, una, nxt, MSS);
-  /* sb' = 896 sb >> 10 nineteen more times: 2016 -> 156; b = 668 >> 10
-   * = 0, reported as 1. */
-  g_assert_cmpuint (s.sb, ==, 156);
-  g_assert_cmpuint (wf_ackloss_b (&s), ==, 1);
-
-  /* A delayed ACK now counts one lost ACK: sb 392, b 1, floor(2/1) - 1. */
+  /* A delayed ACK afterwards covers b = 2 exactly: cnt stays 1. */
   una += SEG (2);
-  wf_ackloss_on_ack (&s, &p, &c, una, nxt, MSS);
-  g_assert_cmpuint (s.sb, ==, 392);
+  wf_ackloss_on_ack (&s, &default_params, &c, una, nxt, MSS);
   g_assert_cmpuint (s.cnt, ==, 1);
-  g_assert_cmpuint (c.ack_losses, ==, 2);
-  g_assert_cmpuint (c.acks, ==, 22);
+  g_assert_cmpuint (wf_ackloss_b (&s), ==, 2);
+  g_assert_cmpuint (c.ack_losses, ==, 1);
+  g_assert_cmpuint (c.acks, ==, WF_ACKLOSS_WARMUP_ACKS + 22);
+}
+
+/* Persistent random ACK loss (a full AP queue) at b = 2, Reno from cwnd
+ * 40 with a receiver window of 200, 20 seeds: every run halves, soon and
+ * repeatedly. Measured: first halving after 2.9 rounds on average (worst
+ * 7) at 10 %, 11.8 halvings per 100 rounds. */
+static void
+test_persistent_loss (void)
+{
+  guint64 total = 0;
+
+  for (guint32 seed = 1; seed <= 20; seed++)
+    {
+      Sim sim;
+      guint first = 0;
+
+      sim_init (&sim, 1000, 40);
+      sim_settle_b2 (&sim);
+      sim.grow = TRUE;
+      sim.cwnd_max = 200;
+      sim_set_random_loss (&sim, seed * 2654435761u, 10);
+      for (guint r = 1; r <= 200; r++)
+        {
+          if (sim_round (&sim) && !first)
+            first = r;
+        }
+      g_test_message ("seed %u: first halving in round %u, %" G_GUINT64_FORMAT " halvings",
+                      seed, first, sim.halvings);
+      g_assert_cmpuint (first, >=, 2);
+      g_assert_cmpuint (first, <=, 10);
+      g_assert_cmpuint (sim.halvings, >=, 15);
+      /* A wait may still be open when the run stops. */
+      g_assert_cmpuint (sim_wait_outcomes (&sim) + sim.st.wait_state, ==, sim.waits);
+      total += sim.halvings;
+    }
+  g_assert_cmpuint (total, >=, 20 * 20);
 }
 
 /* max(cwnd / 2, 1): a window of 1 stays 1, odd windows round down. */
@@ -1135,6 +1526,14 @@ test_halve (void)
   g_assert_cmpuint (wf_ackloss_halve (G_MAXUINT32), ==, G_MAXUINT32 / 2);
 }
 
+/* The state must fit beside CUBIC's 60 bytes in icsk_ca_priv (104). */
+static void
+test_state_size (void)
+{
+  g_assert_cmpuint (sizeof (struct wf_ackloss_state), <=, 40);
+  g_assert_cmpuint (sizeof (struct wf_ackloss_state), ==, 28);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1144,25 +1543,32 @@ main (int argc, char **argv)
   g_test_add_func ("/ackloss/delayed/from-initial", test_delayed_from_initial);
   g_test_add_func ("/ackloss/delayed/from-b1", test_delayed_from_b1);
   g_test_add_func ("/ackloss/delayed/after-quickack", test_delayed_after_quickack);
-  g_test_add_func ("/ackloss/delayed/estimate-matters", test_delayed_estimate_matters);
+  g_test_add_func ("/ackloss/beta-clamp", test_beta_clamp);
   g_test_add_func ("/ackloss/gro/constant", test_gro_constant);
   g_test_add_func ("/ackloss/gro/cycle", test_gro_cycle);
   g_test_add_func ("/ackloss/gro/random", test_gro_random);
   g_test_add_func ("/ackloss/burst/b1", test_burst_b1);
   g_test_add_func ("/ackloss/burst/b2-single", test_burst_b2_single);
-  g_test_add_func ("/ackloss/burst/b2-missed", test_burst_b2_missed);
-  g_test_add_func ("/ackloss/burst/b1-long", test_burst_b1_long);
+  g_test_add_func ("/ackloss/burst/b2", test_burst_b2);
+  g_test_add_func ("/ackloss/burst/sizes", test_burst_sizes);
   g_test_add_func ("/ackloss/thresh", test_thresh);
-  g_test_add_func ("/ackloss/thresh/stale-count", test_thresh_stale_count);
+  g_test_add_func ("/ackloss/thresh/per-round", test_thresh_per_round);
+  g_test_add_func ("/ackloss/thresh/zero", test_thresh_zero);
   g_test_add_func ("/ackloss/reorder", test_reorder);
+  g_test_add_func ("/ackloss/fallback", test_fallback);
+  g_test_add_func ("/ackloss/confirm", test_confirm);
   g_test_add_func ("/ackloss/data-loss", test_data_loss);
   g_test_add_func ("/ackloss/wrap", test_wrap);
   g_test_add_func ("/ackloss/old-ack", test_old_ack);
   g_test_add_func ("/ackloss/mss-zero", test_mss_zero);
+  g_test_add_func ("/ackloss/warmup", test_warmup);
+  g_test_add_func ("/ackloss/spread-gate", test_spread_gate);
   g_test_add_func ("/ackloss/recovery/stretch-ack", test_recovery_stretch);
   g_test_add_func ("/ackloss/recovery/open-stretch-ack", test_open_stretch);
   g_test_add_func ("/ackloss/dup-ack", test_dup_ack);
+  g_test_add_func ("/ackloss/persistent-loss", test_persistent_loss);
   g_test_add_func ("/ackloss/halve", test_halve);
+  g_test_add_func ("/ackloss/state-size", test_state_size);
 
   return g_test_run ();
 }

@@ -111,20 +111,25 @@ print_table (JsonObject *status, const char *def, const char *allowed,
               json_object_get_double_member_with_default (status, "beta", 0));
       printf ("registration %s\n",
               json_object_get_string_member_with_default (status, "registration", "?"));
-      printf ("\n%-14s %12s %10s %9s %13s %13s\n", "cc", "acks", "ack_losses",
-              "halvings", "supp_dataloss", "supp_reorder");
+      printf ("confirm      %" G_GINT64_FORMAT "\n",
+              json_object_get_int_member_with_default (status, "confirm", 0));
+      printf ("\n%-14s %10s %10s %8s  %s\n", "cc", "acks", "ack_losses", "halvings",
+              "suppressed: data_loss reorder unconfirmed fallback");
       for (GList *l = names; l; l = l->next)
         {
           JsonObject *c = json_object_get_object_member (reg, l->data);
 
-          printf ("%-14s %12" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %9" G_GINT64_FORMAT
-                  " %13" G_GINT64_FORMAT " %13" G_GINT64_FORMAT "\n",
+          printf ("%-14s %10" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %8" G_GINT64_FORMAT
+                  "  %21" G_GINT64_FORMAT " %7" G_GINT64_FORMAT " %11" G_GINT64_FORMAT
+                  " %8" G_GINT64_FORMAT "\n",
                   (const char *) l->data,
                   json_object_get_int_member_with_default (c, "acks", 0),
                   json_object_get_int_member_with_default (c, "ack_losses", 0),
                   json_object_get_int_member_with_default (c, "halvings", 0),
                   json_object_get_int_member_with_default (c, "suppressed_data_loss", 0),
-                  json_object_get_int_member_with_default (c, "suppressed_reorder", 0));
+                  json_object_get_int_member_with_default (c, "suppressed_reorder", 0),
+                  json_object_get_int_member_with_default (c, "suppressed_unconfirmed", 0),
+                  json_object_get_int_member_with_default (c, "suppressed_fallback", 0));
         }
       printf ("\n");
     }
