@@ -1,0 +1,795 @@
+"""Emulated 802.11 BSS for wlanfair experiments (Linux network namespaces).
+
+The model
+---------
+A wired server, an access point (AP) and N stations, each in a namespace:
+
+    srv --veth-- ap [bridge br0 = the AP's radio] --veth-- sta1 .. staN
+
+Every frame crossing the "air", in either direction, is redirected into ONE
+ifb device `air` in the AP namespace (upstream: clsact ingress of each
+station's port on the bridge; downstream: clsact egress of the bridge). On
+`air` an HTB tree plays the DCF medium:
+
+    1:    root; a size table adds a per-frame airtime overhead
+    1:1   the medium, rate = ceil = R
+    1:2   the AP (default class: everything towards the stations, i.e. the
+          downstream data AND the ACKs of upstream flows) -> pfifo, AP buffer
+    1:1NN one class per station (source IP) -> pfifo, station buffer
+
+Each child has rate R/(N+1) and ceil R: every backlogged contender gets the
+same share of airtime and idle shares are borrowed, frame by frame (quantum
+= one full frame). That is the DCF property behind the problem: the AP, one
+contender for all downstream traffic, gets ~1/(N+1) of the medium and its
+single FIFO is where upstream flows lose ACKs and downstream flows lose data.
+
+Airtime per frame (the size table)
+----------------------------------
+An 802.11 frame costs a fixed time besides its bytes; without it a 66-byte
+ACK would cost 1/23 of a full data frame instead of about half. 802.11a/g at
+54 Mbit/s (slot 9 us, SIFS 16, CWmin 15, PLCP 20 us, MAC ACK at 24 Mbit/s):
+DIFS 34 + mean backoff 67.5 + PLCP 20 + SIFS 16 + MAC ACK 28 = 165.5 us per
+frame, plus the MAC header's 22 bytes beyond the 14-byte Ethernet header the
+kernel counts (24 MAC + 4 FCS + 8 LLC/SNAP) and symbol padding: ~171 us =
+1154 bytes at 54 Mbit/s -> DEFAULT_OVERHEAD = 1150. Check, frame by frame:
+a 1500-byte IP packet takes 34+67.5+248+16+28 = 393.5 us, the model's
+(1514+1150) B at 54 Mbit/s 394.7 us; a 52-byte TCP ACK 181.5 us vs 180 us.
+(The 100-150 us often quoted for the fixed part leaves out backoff or the
+MAC ACK; 700-1000 bytes would make ACKs ~25 % too cheap.)
+
+The capacity C (default 30 Mbit/s, about 802.11a's MAC throughput) is the
+rate at which the medium carries back-to-back full frames, counted as the
+1514 bytes the kernel sees. HTB counts the overhead too, so its rate is
+R = C * (1514 + overhead) / 1514 (52.8 Mbit/s for 30M, near the 54 Mbit/s
+PHY rate); --overhead 0 gives R = C. TCP goodput stays below C because ACKs
+use airtime: one flow with delayed ACKs gets at most
+C * 2*1448/(2*2664 + 1216) * 2664/1514 = 0.78 C (23.4 Mbit/s).
+
+What it leaves out (this kernel has no netem, prio or fq)
+---------------------------------------------------------
+- no propagation delay: RTTs are queueing delay plus microseconds;
+- no random radio loss, no MAC retries, no rate adaptation;
+- no collisions, no backoff randomness: HTB serves contenders in a fixed
+  round robin, so DCF's short-term unfairness (and capture) is absent;
+- HTB shares bytes (airtime, thanks to the overhead), DCF shares transmit
+  opportunities (frames): a contender sending small frames (the AP sending
+  ACKs) gets up to ~2.2x more frames than under DCF, so ACK loss at the AP
+  is milder than on real hardware;
+- an upstream frame keeps its socket reference across the veth until it
+  leaves the medium (only then does it reach the AP's IP layer, which
+  orphans it), so TCP Small Queues holds a station's TCP to about two frames
+  in its FIFO, like a modern Linux station with a wifi driver: station FIFOs
+  stay nearly empty and their size hardly matters (the paper's Linux 2.6.28
+  had no TSQ and filled the station's txqueue). The server's frames are
+  routed by the AP before the medium, so it gets no such backpressure, as
+  behind a real AP;
+- the AP buffer is one FIFO counted in packets: no A-MPDU, no per-station
+  queues (mac80211's fq_codel airtime fairness would fix exactly this).
+
+Offloads: gso_max_segs 1 on every veth, so each skb is one frame and pays the
+overhead once; GRO always off on the AP side, on the receivers by --gro (the
+medium releases frames one by one, so GRO seldom has anything to merge).
+
+Names: namespaces <prefix>srv, <prefix>ap, <prefix>sta<i>; every device
+lives inside them, so deleting the namespaces removes everything, and
+testbeds with different prefixes coexist. Nothing global changes: the CC is
+set per socket with iperf3 -C (with -R the server applies the client's
+choice to its sending socket), never as a netns default, so the global
+tcp_allowed_congestion_control list is not touched.
+"""
+
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional
+
+from testbed_results import parse_ss, read_intervals, rebin, write_outputs
+
+SRV_IP = "10.0.0.1"
+AP_WIRED_IP = "10.0.0.2"
+WLAN_NET = "10.1.0.0/24"
+AP_WLAN_IP = "10.1.0.254"
+MAX_STATIONS = 200
+BASE_PORT = 5201
+
+FULL_FRAME = 1514          # bytes the kernel counts for a 1500-byte IP packet
+DEFAULT_OVERHEAD = 1150    # emulated per-frame airtime, see the docstring
+GRACE_S = 15.0             # time allowed after the run for iperf3 to finish
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+
+class TestbedError(Exception):
+    """An error to report in one line; exit_code is 1 or 2 (usage)."""
+
+    def __init__(self, message: str, exit_code: int = EXIT_FAILURE):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class UsageError(TestbedError):
+    def __init__(self, message: str):
+        super().__init__(message, EXIT_USAGE)
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP; raised in the main thread."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+# --- argument parsing helpers ------------------------------------------------
+
+_SUFFIX = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def parse_rate(text: str) -> float:
+    """'30M' -> 30e6 (bit/s); suffixes k/K, M, G as in wlanfairctl."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([kKMG]?)(?:bit)?\s*", text)
+    if not m or float(m.group(1)) <= 0:
+        raise UsageError(f"bad rate '{text}' (want e.g. 30M)")
+    return float(m.group(1)) * _SUFFIX[m.group(2)]
+
+
+def parse_mix(text: str):
+    """'u2d3' -> (2, 3)."""
+    m = re.fullmatch(r"u([0-9]+)d([0-9]+)", text)
+    if not m:
+        raise UsageError(f"bad mix '{text}' (want uXdY, e.g. u5d5)")
+    up, down = int(m.group(1)), int(m.group(2))
+    if up + down == 0:
+        raise UsageError("mix has no flow")
+    return up, down
+
+
+def parse_onoff(text: str) -> bool:
+    if text in ("on", "1", "yes", "true"):
+        return True
+    if text in ("off", "0", "no", "false"):
+        return False
+    raise UsageError(f"bad switch '{text}' (want on or off)")
+
+
+@dataclass
+class Config:
+    """All parameters of a testbed and of a run (module API and CLI)."""
+    up: int = 5                       # upstream flows (stations 1..up)
+    down: int = 5                     # downstream flows (next `down` stations)
+    stations: Optional[int] = None    # default: up + down
+    capacity: float = 30e6            # bit/s, see the docstring
+    ap_buffer: int = 50               # packets in the AP's FIFO
+    sta_buffer: int = 100             # packets in each station's FIFO
+    overhead: int = DEFAULT_OVERHEAD  # emulated per-frame airtime, bytes
+    duration: int = 60                # seconds of traffic
+    cc: Optional[str] = None          # None: the namespaces' default
+    delack: bool = True               # receivers' delayed ACKs
+    gro: bool = False                 # GRO on the receivers' veths
+    prefix: str = field(default_factory=lambda: f"wft{os.getpid()}-")
+    out_dir: str = "/tmp/wlanfair-testbed"
+    name: Optional[str] = None        # output file stem
+    grace: float = GRACE_S
+    verbose: bool = False
+
+    def __post_init__(self):
+        if self.stations is None:
+            self.stations = self.up + self.down
+
+    @property
+    def mix(self) -> str:
+        return f"u{self.up}d{self.down}"
+
+    @property
+    def htb_rate(self) -> float:
+        """HTB rate so that full frames plus overhead flow at `capacity`."""
+        return self.capacity * (FULL_FRAME + self.overhead) / FULL_FRAME
+
+    def validate(self) -> None:
+        if self.up < 0 or self.down < 0 or self.up + self.down == 0:
+            raise UsageError("need at least one flow")
+        if not 1 <= self.stations <= MAX_STATIONS:
+            raise UsageError(f"stations must be 1..{MAX_STATIONS}")
+        if self.stations < self.up + self.down:
+            raise UsageError(f"{self.stations} stations cannot carry "
+                             f"{self.mix} (one flow per station)")
+        if not 1 <= self.ap_buffer <= 100000 or not 1 <= self.sta_buffer <= 100000:
+            raise UsageError("buffers must be 1..100000 packets")
+        if not 0 <= self.overhead <= 100000:
+            raise UsageError("overhead must be 0..100000 bytes")
+        if not 2 <= self.duration <= 86400:
+            raise UsageError("duration must be 2..86400 seconds")
+        if self.capacity < 1e5 or self.capacity > 10e9:
+            raise UsageError("capacity must be 100k..10G")
+        check_prefix(self.prefix)
+        if self.cc is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,15}", self.cc):
+            raise UsageError(f"bad congestion control name '{self.cc}'")
+        if self.name is not None and not re.fullmatch(r"[A-Za-z0-9_.+-]{1,100}", self.name):
+            raise UsageError(f"bad run name '{self.name}'")
+
+
+def check_prefix(prefix: str) -> None:
+    # A letter first and no empty prefix: teardown must never match a bare
+    # "srv" or "ap" namespace that is not ours.
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,31}", prefix):
+        raise UsageError(f"bad prefix '{prefix}' (a letter, then up to 31 of A-Za-z0-9_.-)")
+
+
+# --- running commands -------------------------------------------------------
+
+_verbose = False
+
+
+def sh(args: List[str], check: bool = True, input: Optional[str] = None,
+       timeout: float = 30) -> subprocess.CompletedProcess:
+    """Run a command quietly; on failure raise with its stderr."""
+    if _verbose:
+        print("+", " ".join(args), file=sys.stderr)
+    try:
+        p = subprocess.run(args, input=input, capture_output=True, text=True,
+                           timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        if check:
+            raise TestbedError(f"{' '.join(args)}: {e}") from None
+        return subprocess.CompletedProcess(args, 255, "", str(e))
+    if check and p.returncode != 0:
+        msg = (p.stderr or p.stdout).strip().replace("\n", "; ")
+        raise TestbedError(f"{' '.join(args[:6])}...: {msg}")
+    return p
+
+
+def nsexec(ns: str, args: List[str]) -> List[str]:
+    return ["ip", "netns", "exec", ns] + args
+
+
+def check_environment(cfg: Config, traffic: bool) -> None:
+    """Root, tools and the congestion control; raises TestbedError (exit 1)."""
+    if os.geteuid() != 0:
+        raise TestbedError("must run as root (network namespaces, tc)")
+    need = ["ip", "tc", "bridge", "sysctl"] + (["iperf3", "ss"] if traffic else [])
+    if cfg.gro:
+        need.append("ethtool")
+    missing = [t for t in need if shutil.which(t) is None]
+    if missing:
+        hint = {"iperf3": "iperf3", "ethtool": "ethtool", "ss": "iproute2",
+                "ip": "iproute2", "tc": "iproute2", "bridge": "iproute2",
+                "sysctl": "procps"}
+        pkgs = sorted({hint[t] for t in missing})
+        raise TestbedError(f"missing tool(s): {', '.join(missing)} "
+                           f"(apt-get install {' '.join(pkgs)})")
+    if cfg.cc is not None:
+        avail = read_sysctl("net/ipv4/tcp_available_congestion_control").split()
+        if cfg.cc not in avail:
+            raise TestbedError(f"congestion control '{cfg.cc}' is not available "
+                               f"(available: {' '.join(avail)}); load it first")
+
+
+def read_sysctl(path: str) -> str:
+    with open("/proc/sys/" + path) as f:
+        return f.read().strip()
+
+
+# --- topology ----------------------------------------------------------------
+
+def ns_pattern(prefix: str) -> "re.Pattern":
+    # Only our roles, so that a short prefix never matches someone else's netns.
+    return re.compile(re.escape(prefix) + r"(srv|ap|sta[0-9]+)")
+
+
+def list_namespaces(prefix: str) -> List[str]:
+    out = sh(["ip", "netns", "list"], check=False).stdout
+    names = [line.split()[0] for line in out.splitlines() if line.strip()]
+    pat = ns_pattern(prefix)
+    return [n for n in names if pat.fullmatch(n)]
+
+
+def teardown(prefix: str) -> List[str]:
+    """Remove every namespace of the testbed `prefix` (and so all its devices),
+    killing the processes inside first: works after a crash too."""
+    nss = list_namespaces(prefix)
+    pids = set()
+    for ns in nss:
+        out = sh(["ip", "netns", "pids", ns], check=False).stdout
+        pids.update(int(p) for p in out.split() if p.isdigit())
+    pids.discard(os.getpid())
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 2
+        while pids and time.monotonic() < deadline:
+            pids = {p for p in pids if _alive(p)}
+            time.sleep(0.05)
+    for ns in nss:
+        sh(["ip", "netns", "del", ns], check=False)
+    return nss
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+class Testbed:
+    """The topology of one Config: setup(), the run, teardown()."""
+
+    def __init__(self, cfg: Config):
+        global _verbose
+        cfg.validate()
+        self.cfg = cfg
+        _verbose = cfg.verbose
+        p = cfg.prefix
+        self.srv, self.ap = p + "srv", p + "ap"
+        self.sta = [f"{p}sta{i}" for i in range(1, cfg.stations + 1)]
+        self.partial: Optional[dict] = None  # results of an interrupted run
+
+    @staticmethod
+    def sta_ip(i: int) -> str:          # i counts from 1
+        return f"10.1.0.{i}"
+
+    @staticmethod
+    def sta_classid(i: int) -> str:
+        return f"1:{0x100 + i:x}"
+
+    def __enter__(self):
+        self.setup()
+        return self
+
+    def __exit__(self, *exc):
+        self.teardown()
+
+    def teardown(self) -> List[str]:
+        return teardown(self.cfg.prefix)
+
+    def setup(self) -> None:
+        """Build the whole testbed; on any failure remove what was built."""
+        if list_namespaces(self.cfg.prefix):
+            raise TestbedError(f"a testbed with prefix '{self.cfg.prefix}' exists "
+                               f"(wlanfair-testbed teardown --prefix {self.cfg.prefix})")
+        try:
+            self._setup()
+        except BaseException:
+            self.teardown()
+            raise
+
+    def _mac(self, ns: str, dev: str) -> str:
+        return json.loads(sh(["ip", "-n", ns, "-j", "link", "show", "dev", dev]).stdout)[0]["address"]
+
+    def _setup(self) -> None:
+        cfg, ap, srv = self.cfg, self.ap, self.srv
+        for ns in [srv, ap] + self.sta:
+            sh(["ip", "netns", "add", ns])
+            # No IPv6: no router solicitations, DAD or MLD on the medium.
+            sh(nsexec(ns, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                           "net.ipv6.conf.default.disable_ipv6=1"]), check=False)
+            sh(["ip", "-n", ns, "link", "set", "lo", "up"])
+        sh(nsexec(ap, ["sysctl", "-qw", "net.ipv4.ip_forward=1"]))
+        quick = [] if cfg.delack else ["quickack", "1"]
+
+        # Wired side, unshaped.
+        sh(["ip", "-n", srv, "link", "add", "eth0", "type", "veth",
+            "peer", "name", "wired0", "netns", ap])
+        sh(["ip", "-n", ap, "-batch", "-"], input="\n".join([
+            f"addr add {AP_WIRED_IP}/24 dev wired0",
+            "link set wired0 gso_max_segs 1 up",
+            "link add br0 type bridge stp_state 0 mcast_snooping 0",
+            f"addr add {AP_WLAN_IP}/24 dev br0",
+            "link set br0 up",
+            "link add air type ifb",
+            "link set air up"]) + "\n")
+        sh(["ip", "-n", srv, "-batch", "-"], input="\n".join([
+            f"addr add {SRV_IP}/24 dev eth0",
+            "link set eth0 gso_max_segs 1 up",
+            " ".join(["route add", WLAN_NET, "via", AP_WIRED_IP] + quick)]) + "\n")
+
+        # Wireless side: one veth per station, its AP end on the bridge.
+        for i, ns in enumerate(self.sta, 1):
+            sh(["ip", "-n", ap, "link", "add", f"p{i}", "type", "veth",
+                "peer", "name", "wlan0", "netns", ns])
+            sh(["ip", "-n", ap, "link", "set", f"p{i}", "gso_max_segs", "1",
+                "master", "br0", "up"])
+            sh(["ip", "-n", ns, "-batch", "-"], input="\n".join([
+                f"addr add {self.sta_ip(i)}/24 dev wlan0",
+                "link set wlan0 gso_max_segs 1 up",
+                " ".join(["route add default via", AP_WLAN_IP] + quick)]) + "\n")
+
+        # Static neighbours and FDB: ARP frames lost in a full AP FIFO would
+        # otherwise make the AP drop a station's traffic for seconds, an
+        # artefact of the AP being the router here.
+        br_mac = self._mac(ap, "br0")
+        neigh = []
+        for i, ns in enumerate(self.sta, 1):
+            mac = self._mac(ns, "wlan0")
+            neigh.append(f"neigh replace {self.sta_ip(i)} lladdr {mac} dev br0 nud permanent")
+            sh(["bridge", "-n", ap, "fdb", "replace", mac, "dev", f"p{i}",
+                "master", "static"])
+            sh(["ip", "-n", ns, "neigh", "replace", AP_WLAN_IP, "lladdr", br_mac,
+                "dev", "wlan0", "nud", "permanent"])
+        neigh.append(f"neigh replace {SRV_IP} lladdr {self._mac(srv, 'eth0')} "
+                     "dev wired0 nud permanent")
+        sh(["ip", "-n", ap, "-batch", "-"], input="\n".join(neigh) + "\n")
+        sh(["ip", "-n", srv, "neigh", "replace", AP_WIRED_IP, "lladdr",
+            self._mac(ap, "wired0"), "dev", "eth0", "nud", "permanent"])
+
+        if shutil.which("ethtool"):
+            # GRO before the medium would merge frames: never on the AP side.
+            # On the receivers (srv for upstream, stations for downstream) it
+            # is the experiment's choice (stretch ACKs).
+            gro = "on" if cfg.gro else "off"
+            sh(nsexec(ap, ["ethtool", "-K", "wired0", "gro", "off"]))
+            for i in range(1, cfg.stations + 1):
+                sh(nsexec(ap, ["ethtool", "-K", f"p{i}", "gro", "off"]))
+                sh(nsexec(self.sta[i - 1], ["ethtool", "-K", "wlan0", "gro", gro]))
+            sh(nsexec(srv, ["ethtool", "-K", "eth0", "gro", gro]))
+        self._setup_medium()
+        self.check_connectivity()
+
+    def _setup_medium(self) -> None:
+        cfg, n = self.cfg, self.cfg.stations
+        rate = cfg.htb_rate
+        share = rate / (n + 1)
+        frame = FULL_FRAME + cfg.overhead
+        # quantum = one full frame: when contenders borrow idle airtime they
+        # take turns frame by frame, like DCF; bursts of two frames keep the
+        # medium close to its rate at millisecond scale.
+        leaf = f"quantum {frame} burst {2 * frame} cburst {2 * frame}"
+        stab = f"stab overhead {cfg.overhead} " if cfg.overhead else ""
+        lines = [
+            f"qdisc add dev air root handle 1: {stab}htb default 2",
+            f"class add dev air parent 1: classid 1:1 htb rate {rate:.0f}bit "
+            f"ceil {rate:.0f}bit burst {2 * frame} cburst {2 * frame}",
+            f"class add dev air parent 1:1 classid 1:2 htb rate {share:.0f}bit "
+            f"ceil {rate:.0f}bit {leaf}",
+            f"qdisc add dev air parent 1:2 handle 2: pfifo limit {cfg.ap_buffer}",
+        ]
+        for i in range(1, n + 1):
+            cid = self.sta_classid(i)
+            lines += [
+                f"class add dev air parent 1:1 classid {cid} htb rate {share:.0f}bit "
+                f"ceil {rate:.0f}bit {leaf}",
+                f"qdisc add dev air parent {cid} handle {0x100 + i:x}: pfifo "
+                f"limit {cfg.sta_buffer}",
+                f"filter add dev air parent 1: protocol ip prio 1 u32 "
+                f"match ip src {self.sta_ip(i)}/32 flowid {cid}",
+            ]
+        # Funnel both directions into the medium (u32 match-all: this kernel
+        # has no matchall classifier).
+        redirect = "protocol all u32 match u32 0 0 action mirred egress redirect dev air"
+        lines += ["qdisc add dev br0 clsact", f"filter add dev br0 egress {redirect}"]
+        for i in range(1, n + 1):
+            lines += [f"qdisc add dev p{i} clsact",
+                      f"filter add dev p{i} ingress {redirect}"]
+        sh(["tc", "-n", self.ap, "-batch", "-"], input="\n".join(lines) + "\n")
+
+    def check_connectivity(self) -> None:
+        """Each station reaches srv through the medium: a TCP connection to a
+        closed port must be refused (an RST came back), not time out."""
+        code = ("import socket,sys\ntry: socket.create_connection(('%s',9),2)\n"
+                "except ConnectionRefusedError: sys.exit(0)\n"
+                "except OSError as e: sys.exit(str(e))\n" % SRV_IP)
+        procs = [(ns, subprocess.Popen(nsexec(ns, [sys.executable, "-c", code]),
+                                       stderr=subprocess.PIPE, text=True))
+                 for ns in self.sta]
+        bad = [f"{ns}: {p.communicate()[1].strip() or p.returncode}"
+               for ns, p in procs if p.wait() != 0]
+        if bad:
+            raise TestbedError("no connectivity through the medium: " + "; ".join(bad))
+
+    # --- statistics ---------------------------------------------------------
+
+    def tc_stats(self) -> Dict[str, dict]:
+        """Counters of the medium per contender: sent and overlimits (times HTB
+        throttled the class) of the HTB class, dropped and backlog of its leaf
+        FIFO. Byte counts include the emulated per-frame overhead."""
+        qd = json.loads(sh(["tc", "-n", self.ap, "-s", "-j", "qdisc", "show",
+                            "dev", "air"]).stdout)
+        leaves = {q.get("parent"): q for q in qd if q.get("parent")}
+        # iproute2 6.1 prints HTB classes as text even with -j.
+        text = sh(["tc", "-n", self.ap, "-s", "class", "show", "dev", "air"]).stdout
+        stats = {}
+        for block in re.split(r"\n(?=class )", text.strip()):
+            m = re.match(r"class htb (\S+)", block)
+            s = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+), "
+                          r"overlimits (\d+)", block)
+            if not m or not s:
+                continue
+            cid = m.group(1)
+            leaf = leaves.get(cid, {})
+            entry = {"class": cid, "sent_bytes": int(s.group(1)),
+                     "sent_packets": int(s.group(2)),
+                     "dropped": int(leaf.get("drops", s.group(3))),
+                     "overlimits": int(s.group(4)),
+                     "backlog_packets": int(leaf.get("qlen", 0))}
+            b = re.search(r"lended: (\d+) borrowed: (\d+)", block)
+            if b:
+                entry["lended"], entry["borrowed"] = int(b.group(1)), int(b.group(2))
+            if cid == "1:1":
+                stats["medium"] = entry
+            elif cid == "1:2":
+                stats["ap"] = entry
+            else:
+                stats[f"sta{int(cid.split(':')[1], 16) - 0x100}"] = entry
+        return stats
+
+
+# --- traffic -----------------------------------------------------------------
+
+@dataclass
+class Flow:
+    name: str            # up-K / down-K
+    direction: str       # "up" (station sends) or "down"
+    station: int
+    port: int
+    server: object = None
+    client: object = None
+    launched: float = 0.0        # time.monotonic() of the client's launch
+    ended: Optional[float] = None  # when the client exited by itself
+    stopped: bool = False          # still running at the deadline
+
+
+def make_flows(cfg: Config) -> List[Flow]:
+    flows = [Flow(f"up-{k}", "up", k, BASE_PORT + k - 1) for k in range(1, cfg.up + 1)]
+    flows += [Flow(f"down-{k}", "down", cfg.up + k, BASE_PORT + cfg.up + k - 1)
+              for k in range(1, cfg.down + 1)]
+    return flows
+
+
+def observe_cc(tb: Testbed, flows: List[Flow]) -> Dict[str, Optional[str]]:
+    """The CC of each flow's data sender, read with ss in the sender's
+    namespace (the busiest of the flow's sockets: the other one is iperf3's
+    control connection)."""
+    cache: Dict[str, List[dict]] = {}
+    ccs = set(read_sysctl("net/ipv4/tcp_available_congestion_control").split())
+    result = {}
+    for fl in flows:
+        ns = tb.sta[fl.station - 1] if fl.direction == "up" else tb.srv
+        if ns not in cache:
+            cache[ns] = parse_ss(sh(nsexec(ns, ["ss", "-tinH"]), check=False).stdout, ccs)
+        key = f"{SRV_IP}:{fl.port}"
+        mine = [s for s in cache[ns]
+                if (s["peer"] if fl.direction == "up" else s["local"]) == key]
+        best = max(mine, key=lambda s: s["bytes_sent"], default=None)
+        # A starved data socket may have sent less than the control socket:
+        # better no answer than the control socket's CC.
+        result[fl.name] = best["cc"] if best and best["bytes_sent"] >= 65536 else None
+    return result
+
+
+def _cpu_times():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # host total, host idle + iowait (jiffies), our reaped children's CPU (s)
+    return sum(v), v[3] + v[4], ru.ru_utime + ru.ru_stime
+
+
+def _softnet_drops() -> int:
+    # Drops in the per-CPU backlog that veth feeds: losses outside the model.
+    with open("/proc/net/softnet_stat") as f:
+        return sum(int(line.split()[1], 16) for line in f if line.strip())
+
+
+def _stop(procs, grace: float = 3.0) -> list:
+    """Stop what still runs; returns those that had to be stopped."""
+    live = [p for p in procs if p and p.poll() is None]
+    for p in live:
+        p.terminate()                    # iperf3 writes its JSON so far
+    deadline = time.monotonic() + grace
+    for p in live:
+        try:
+            p.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    return live
+
+
+def run_traffic(tb: Testbed, raw_dir: str) -> dict:
+    """One iperf3 pair per flow; returns the run's results (see collect).
+    On Interrupted the processes are stopped and the exception carries on
+    after the partial results are stored in `tb.partial`."""
+    cfg = tb.cfg
+    flows = make_flows(cfg)
+    os.makedirs(raw_dir, exist_ok=True)
+    cc = ["-C", cfg.cc] if cfg.cc else []
+    files = []
+
+    def spawn(ns, args, stem):
+        out = open(os.path.join(raw_dir, stem + ".json"), "w")
+        err = open(os.path.join(raw_dir, stem + ".err"), "w")
+        files.extend([out, err])
+        # Own session: a Ctrl-C on the terminal reaches us, not iperf3; we
+        # stop iperf3 with SIGTERM so that it still writes its JSON.
+        return subprocess.Popen(nsexec(ns, args), stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+
+    interrupted = None
+    cpu0, drops0 = _cpu_times(), _softnet_drops()
+    t0 = time.monotonic()
+    wall0 = time.time()
+    observed: Dict[str, Optional[str]] = {}
+    try:
+        for fl in flows:
+            fl.server = spawn(tb.srv, ["iperf3", "-s", "-1", "-B", SRV_IP,
+                                       "-p", str(fl.port), "--json"], f"{fl.name}.server")
+        wait_listening(tb, [fl.port for fl in flows])
+        t0, wall0 = time.monotonic(), time.time()
+        cpu0, drops0 = _cpu_times(), _softnet_drops()
+        for fl in flows:
+            fl.launched = time.monotonic()
+            fl.client = spawn(tb.sta[fl.station - 1],
+                              ["iperf3", "-c", SRV_IP, "-p", str(fl.port),
+                               "-t", str(cfg.duration), "-i", "1", "--json",
+                               "--connect-timeout", "5000"]
+                              + (["-R"] if fl.direction == "down" else []) + cc,
+                              f"{fl.name}.client")
+        probe_at = t0 + cfg.duration / 2
+        deadline = t0 + cfg.duration + cfg.grace
+        procs = [p for fl in flows for p in (fl.server, fl.client)]
+        while time.monotonic() < deadline:
+            for fl in flows:
+                if fl.ended is None and fl.client.poll() is not None:
+                    fl.ended = time.monotonic()
+            if all(p.poll() is not None for p in procs):
+                break
+            if probe_at and time.monotonic() >= probe_at:
+                observed = observe_cc(tb, flows)
+                probe_at = None
+            time.sleep(0.1)
+    except Interrupted as e:
+        interrupted = e
+    finally:
+        stopped = _stop([p for fl in flows for p in (fl.server, fl.client)])
+        for fl in flows:
+            fl.stopped = interrupted is None and (fl.server in stopped or fl.client in stopped)
+        for f in files:
+            f.close()
+    t1 = time.monotonic()
+    cpu1, drops1 = _cpu_times(), _softnet_drops()
+    # An interrupted run's series ends where the interruption came.
+    seconds = cfg.duration if not interrupted else max(1, min(cfg.duration, int(t1 - t0)))
+    results = collect(tb, flows, raw_dir, t0, wall0, observed, seconds)
+    busy = 1 - (cpu1[1] - cpu0[1]) / max(1, cpu1[0] - cpu0[0])
+    # Host-wide (softirq work of the medium included, other users too) and
+    # the CPU time of the iperf3 processes themselves.
+    results["host"] = {"cpu_busy_percent": round(100 * busy, 1),
+                       "cpus": os.cpu_count(),
+                       "iperf3_cpu_s": round(cpu1[2] - cpu0[2], 2),
+                       "softnet_backlog_drops": drops1 - drops0,
+                       "wall_s": round(t1 - t0, 2)}
+    results["interrupted"] = interrupted.args[0] if interrupted else None
+    if interrupted:
+        tb.partial = results
+        raise interrupted
+    return results
+
+
+def wait_listening(tb: Testbed, ports: List[int], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    want = {f"{SRV_IP}:{p}" for p in ports}
+    while True:
+        out = sh(nsexec(tb.srv, ["ss", "-Hltn"]), check=False).stdout
+        have = {line.split()[3] for line in out.splitlines() if len(line.split()) > 3}
+        if want <= have:
+            return
+        if time.monotonic() > deadline:
+            raise TestbedError(f"iperf3 servers not listening on {sorted(want - have)}")
+        time.sleep(0.05)
+
+
+def collect(tb: Testbed, flows: List[Flow], raw_dir: str, t0: float, wall0: float,
+            observed: Dict[str, Optional[str]], seconds: int) -> dict:
+    """Per-flow results over the first `seconds` of the run (the receiver's
+    view), tc counters of the medium."""
+    cfg = tb.cfg
+    out = []
+    for fl in flows:
+        raw = {role: read_intervals(os.path.join(raw_dir, f"{fl.name}.{role}.json"))
+               for role in ("client", "server")}
+        recv = "server" if fl.direction == "up" else "client"
+        ivs, _, end = raw[recv]
+        offset = fl.launched - t0 if fl.launched else 0.0
+        bins = rebin(ivs, offset, seconds)
+        errors = [f"{role}: {raw[role][1]}" for role in ("client", "server") if raw[role][1]]
+        if fl.stopped:
+            errors.append(f"stopped by the testbed {cfg.grace:g} s after the run")
+        summed = end.get("sum_received") or {}
+        out.append({
+            "name": fl.name, "direction": fl.direction, "station": fl.station,
+            "port": fl.port, "start_offset_s": round(offset, 4),
+            "mean_bps": sum(bins) * 8 / seconds,
+            "iperf3_mean_bps": summed.get("bits_per_second"),
+            "intervals_reported": len(ivs),
+            "client_exit": fl.client.returncode if fl.client else None,
+            "client_runtime_s": round(fl.ended - fl.launched, 3) if fl.ended else None,
+            # The data sender's CC as ss saw it mid-run, and as iperf3 reports
+            # it (the client's JSON has it in both directions).
+            "sender_cc": observed.get(fl.name),
+            "iperf3_sender_cc": raw["client"][2].get("sender_tcp_congestion"),
+            "errors": errors,
+            "bins_bps": [b * 8 for b in bins],
+        })
+    return {"flows": out, "start_wall": wall0, "tc": tb.tc_stats(), "seconds": seconds,
+            "cc_observed_at_s": round(cfg.duration / 2, 1) if observed else None}
+
+
+# --- signals and the whole run ----------------------------------------------
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def install_signal_handlers() -> dict:
+    """SIGINT/SIGTERM/SIGHUP raise Interrupted so that `finally` blocks run
+    (by default SIGTERM and SIGHUP kill Python without cleanup). Returns the
+    previous handlers for restore_signal_handlers()."""
+    def handler(signum, frame):
+        raise Interrupted(signum)
+    old = {s: signal.getsignal(s) for s in _SIGNALS}
+    for s in _SIGNALS:
+        signal.signal(s, handler)
+    return old
+
+
+def ignore_signals() -> None:
+    """During cleanup a second Ctrl-C must not leave half a testbed."""
+    for s in _SIGNALS:
+        signal.signal(s, signal.SIG_IGN)
+
+
+def restore_signal_handlers(old: dict) -> None:
+    for s, h in old.items():
+        signal.signal(s, h if h is not None else signal.SIG_DFL)
+
+
+def params_of(cfg: Config) -> dict:
+    """The parameters recorded in a run's summary."""
+    p = asdict(cfg)
+    del p["verbose"]
+    p.update(mix=cfg.mix, htb_rate_bps=round(cfg.htb_rate),
+             share_rate_bps=round(cfg.htb_rate / (cfg.stations + 1)),
+             frame_cost_bytes=FULL_FRAME + cfg.overhead,
+             netns_default_cc=read_sysctl("net/ipv4/tcp_congestion_control"))
+    return p
+
+
+def run(cfg: Config, log=print) -> dict:
+    """Set up, run the traffic, write the outputs, tear down. Returns the
+    summary; on Interrupted writes the partial results, tears down and
+    re-raises."""
+    cfg.validate()
+    check_environment(cfg, traffic=True)
+    name = cfg.name or (f"{cfg.mix}-{cfg.cc or 'default'}-b{cfg.ap_buffer}-"
+                        + time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(cfg.out_dir, exist_ok=True)
+    base = os.path.join(cfg.out_dir, name)
+    tb = Testbed(cfg)
+    old = install_signal_handlers()
+    try:
+        log(f"setting up {cfg.stations} stations, prefix {cfg.prefix} ...")
+        tb.setup()
+        log(f"running {cfg.mix} for {cfg.duration} s ...")
+        results = run_traffic(tb, base + ".raw")
+        return write_outputs(params_of(cfg), results, base)
+    except Interrupted:
+        ignore_signals()
+        if tb.partial is not None:
+            write_outputs(params_of(cfg), tb.partial, base)
+            log(f"interrupted: partial results in {base}.csv, {base}.json")
+        raise
+    finally:
+        ignore_signals()
+        tb.teardown()
+        restore_signal_handlers(old)
