@@ -93,7 +93,7 @@ struct wf_ackloss_params {
   __u32 confirm; /* lost ACKs the waiting round must count too; 0: published rule */
 };
 
-/* Per-connection state: 28 bytes, fits beside CUBIC's in icsk_ca_priv. */
+/* Per-connection state: 32 bytes, fits beside CUBIC's in icsk_ca_priv. */
 struct wf_ackloss_state {
   __u32 prev_ack;   /* snd_una at the previous ACK */
   __u32 sb;         /* smoothed ACK span in segments, Q10 */
@@ -107,6 +107,8 @@ struct wf_ackloss_state {
   __u8  warmup;    /* advancing ACKs left before counting starts */
   __u8  reordered; /* wf_ackloss_on_reorder in this round (counters) */
   __u32 sv;        /* smoothed mean deviation of the span, Q10 */
+  __u8  primed;    /* glue-owned: set once prev_ack holds a real snd_una */
+  __u8  pad[3];
 };
 
 /* Per congestion control; a per-CPU BPF array holds one per CC. Every wait
@@ -143,6 +145,8 @@ wf_ackloss_init (struct wf_ackloss_state *s, __u32 snd_una, __u32 snd_nxt)
   s->warmup = WF_ACKLOSS_WARMUP_ACKS;
   s->reordered = 0;
   s->sv = 0;
+  s->primed = 0;
+  s->pad[0] = s->pad[1] = s->pad[2] = 0;
 }
 
 /* b: the estimated number of segments one ACK covers, eq. (9), >= 1. */
@@ -260,9 +264,15 @@ wf_ackloss_on_ack (struct wf_ackloss_state *s,
         s->cnt--;
     }
 
-  /* sv, then sb = (1 - beta) sb + beta span, eq. (10). */
-  dev = span_q > s->sb ? (__u32) (span_q - s->sb) : s->sb - (__u32) span_q;
-  s->sv = wf_ackloss_ewma (s->sv, dev, beta);
+  /* sv learns only from spans too short to hide a lost ACK (< 2b):
+   * otherwise lost ACKs widen the spread until the gate hides them all,
+   * and a path losing many ACKs would look like a noisy receiver. */
+  if (span_bytes < (__u64) 2 * b * mss)
+    {
+      dev = span_q > s->sb ? (__u32) (span_q - s->sb) : s->sb - (__u32) span_q;
+      s->sv = wf_ackloss_ewma (s->sv, dev, beta);
+    }
+  /* sb = (1 - beta) sb + beta span, eq. (10). */
   s->sb = wf_ackloss_ewma (s->sb, span_q, beta);
 
   if (!wf_ackloss_seq_before (ack, s->round_end))

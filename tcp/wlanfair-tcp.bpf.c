@@ -91,6 +91,19 @@ al_ack (struct sock *sk, __u32 cc)
   struct wf_ackloss_counters *c = bpf_map_lookup_elem (&ackloss_stats, &cc);
   __u32 cwnd;
 
+  /* A CC set at connect time (sock_ops, setsockopt before connect) is
+   * initialised before the ISN is in snd_una; the first ACK primes. */
+  if (!s->primed)
+    {
+      __u8 ca_state = s->ca_state;
+
+      wf_ackloss_init (s, tp->snd_una, tp->snd_nxt);
+      s->ca_state = ca_state;
+      s->primed = 1;
+      if (c)
+        c->acks++;
+      return 0;
+    }
   /* All of recovery counts as the data-loss round: its cumulative ACKs
    * jump over the holes SACK filled and are no lost ACKs. */
   if (s->ca_state >= TCP_CA_CWR)
