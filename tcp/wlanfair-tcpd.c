@@ -79,21 +79,35 @@ parse_cc (const char *text, guint *out, GError **error)
   return FALSE;
 }
 
+/* A whole number in [min, max], for the option or key `name`. */
 static gboolean
-parse_thresh (const char *text, guint *out, GError **error)
+parse_count (const char *name, const char *text, guint min, guint max,
+             guint *out, GError **error)
 {
   double v;
 
-  if (!wf_number_parse (text, WF_NUMBER_POSITIVE, &v, error))
+  if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
     return FALSE;
-  if (v != floor (v) || v > 1000)
+  if (v != floor (v) || v < min || v > max)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                   "thresh '%s' must be a whole number from 1 to 1000", text);
+                   "%s '%s' must be a whole number from %u to %u", name, text, min, max);
       return FALSE;
     }
   *out = (guint) v;
   return TRUE;
+}
+
+static gboolean
+parse_thresh (const char *text, guint *out, GError **error)
+{
+  return parse_count ("thresh", text, 1, 1000, out, error);
+}
+
+static gboolean
+parse_confirm (const char *text, guint *out, GError **error)
+{
+  return parse_count ("confirm", text, 0, 100, out, error);
 }
 
 static gboolean
@@ -110,23 +124,6 @@ parse_beta (const char *text, double *out, GError **error)
       return FALSE;
     }
   *out = v;
-  return TRUE;
-}
-
-static gboolean
-parse_confirm (const char *text, guint *out, GError **error)
-{
-  double v;
-
-  if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
-    return FALSE;
-  if (v != floor (v) || v > 100)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                   "confirm '%s' must be a whole number from 0 to 100", text);
-      return FALSE;
-    }
-  *out = (guint) v;
   return TRUE;
 }
 

@@ -279,7 +279,8 @@ class TcpdTest(unittest.TestCase):
             (["--config", "/nonexistent/tcp.conf"], "/nonexistent/tcp.conf"),
             (["--config", conf, "[tcp]\nscope=wifi\nspeed=11\n"], "unknown key 'speed'"),
             (["--config", conf, "[udp]\n"], "unknown section [udp]"),
-            (["--config", conf, "[tcp]\nthresh=-2\n"], "'-2' must be greater than zero"),
+            (["--config", conf, "[tcp]\nthresh=-2\n"], "'-2' is negative"),
+            (["--confirm", "101"], "confirm '101' must be a whole number from 0 to 100"),
             (["--bogus"], "--bogus"),
             (["extra"], "unexpected argument 'extra'"),
         ]
