@@ -6,8 +6,9 @@
  *   b   = (sb + 512) >> 10, at least 1, taken BEFORE this ACK's span
  *   lost = floor(span / b) - 1 when span > sb + 3 sv (the spread gate),
  *          else 0; a span < b takes one count back       (eq. (11))
- *   a span counted as lost enters sb and sv capped at b + 2
- *   sv' = (896 sv + 128 |span - sb| + 512) >> 10
+ *   a span counted as lost enters sb capped at b + 2
+ *   sv' = (896 sv + 128 |span - sb| + 512) >> 10, only for spans < 2b
+ *         (a span of 2b or more, which may hide a lost ACK, leaves sv)
  *   sb' = (896 sb + 128 span + 512) >> 10                   (eq. (10))
  * The first WF_ACKLOSS_WARMUP_ACKS (32) advancing ACKs train sb and sv
  * only; span-0 ACKs are no-ops. At a round end: a wait halves if cnt >=
@@ -313,9 +314,9 @@ sim_rounds (Sim *sim, guint n)
 
 /* Per-segment ACKs until sb settles. sb starts at 2048 and each span-1
  * ACK maps the excess e = sb - 1024 to floor((896 e + 512) / 1024), which
- * stops at e = 4 (floor(3.5 + 0.5) = 4; e = 5 gives 4): sb = 1028. sv
- * follows |1 - sb| to its own fixed point 8 (floor(0.875 * 8 + 0.5 +
- * 128 * 4 / 1024) = 8). Nothing is counted: the first 32 ACKs are
+ * stops at e = 4 (floor(3.5 + 0.5) = 4; e = 5 gives 4): sb = 1028. Every
+ * span 1 is < 2b (b is 2, then 1), so sv follows |1 - sb| to its own
+ * fixed point 8 (floor(0.875 * 8 + 0.5 + 128 * 4 / 1024) = 8). Nothing is counted: the first 32 ACKs are
  * warm-up, and later ACKs cover exactly b = 1. */
 static void
 sim_settle_b1 (Sim *sim)
@@ -331,8 +332,9 @@ sim_settle_b1 (Sim *sim)
   g_assert_cmpuint (sim->st.wait_state, ==, 0);
 }
 
-/* Delayed ACKs from the start: sb stays exactly 2.0 and sv 0, since
- * (896 * 2048 + 128 * 2048 + 512) >> 10 = 2048 and (512 >> 10) = 0. */
+/* Delayed ACKs from the start: sb stays exactly 2.0 and sv 0 (span 2 <
+ * 2b = 4 enters sv), since (896 * 2048 + 128 * 2048 + 512) >> 10 = 2048
+ * and (512 >> 10) = 0. */
 static void
 sim_settle_b2 (Sim *sim)
 {
@@ -425,28 +427,38 @@ test_delayed_from_initial (void)
 
 /* 2. The receiver switches from per-segment to delayed ACKs mid-connection.
  * The first span-2 ACKs, seen while b is still 1, look like lost ACKs
- * (eq. (11) cannot tell); the spread they cause in sv stops the counting
- * early, and since the switch is over before the waiting round ends (no
- * new counts in it), confirmation turns the wait down. The published
- * rule (confirm = 0) halves on the same stream. Span-2 ACKs from sb 1028,
- * sv 8 (sim_settle_b1), by hand:
- *   b (1028+512)>>10 = 1, 2 > 1028 + 24: +1
- *     sv (896*8 + 128*1020 + 512)>>10 = 138240>>10 = 135
- *     sb (896*1028 + 262144 + 512)>>10 = 1183744>>10 = 1156
- *   b 1, 2048 > 1156 + 405: +1
- *     sv (896*135 + 128*892 + 512)>>10 = 235648>>10 = 230
+ * (eq. (11) cannot tell). A span 2 is 2b at b = 1, so it does not enter
+ * sv: sv stays 8 and the gate (sb + 24) never closes; every span 2 counts
+ * one until b reaches 2. Since the switch is over before the waiting
+ * round ends (no new counts in it), confirmation turns the wait down; the
+ * published rule (confirm = 0) halves on the same stream. Span-2 ACKs
+ * from sb 1028, sv 8 (sim_settle_b1), by hand:
+ *   b (1028+512)>>10 = 1, 2048 > 1028 + 24: +1, cnt 1, sv 8
+ *     sb (896*1028 + 128*2048 + 512)>>10 = 1183744>>10 = 1156
+ *   b (1156+512)>>10 = 1, 2048 > 1156 + 24: +1, cnt 2, sv 8
  *     sb (896*1156 + 262656)>>10 = 1298432>>10 = 1268
- *   b 1, 2048 > 1268 + 690: +1
- *     sv (896*230 + 128*780 + 512)>>10 = 306432>>10 = 299
+ *   b (1268+512)>>10 = 1, 2048 > 1268 + 24: +1, cnt 3, sv 8
  *     sb (896*1268 + 262656)>>10 = 1398784>>10 = 1366
- *   b 1, but 2048 <= 1366 + 897 = 2263: within the spread, 0
- * so cnt 3, and from there b reaches 2 before the gate opens again. */
+ *   b (1366+512)>>10 = 1, 2048 > 1366 + 24: +1, cnt 4, sv 8
+ *     sb (896*1366 + 262656)>>10 = 1486592>>10 = 1451
+ *   b (1451+512)>>10 = 1, 2048 > 1451 + 24: +1, cnt 5, sv 8
+ *     sb (896*1451 + 262656)>>10 = 1562752>>10 = 1526
+ *   b (1526+512)>>10 = 1, 2048 > 1526 + 24: +1, cnt 6, sv 8
+ *     sb (896*1526 + 262656)>>10 = 1629952>>10 = 1591
+ *   b (1591+512)>>10 = 2: floor(2/2) = 1, cnt stays 6; span 2 < 2b now:
+ *     sv (896*8 + 128*(2048-1591) + 512)>>10 = 66176>>10 = 64
+ *     sb (896*1591 + 262656)>>10 = 1688192>>10 = 1648
+ *   b (1648+512)>>10 = 2, cnt 6:
+ *     sv (896*64 + 128*(2048-1648) + 512)>>10 = 109056>>10 = 106
+ *     sb (896*1648 + 262656)>>10 = 1739264>>10 = 1698
+ * so cnt 6 (under the old rule, where the 2b spans fed sv, 3: sv grew
+ * to 299 by the third and the gate closed), and b stays 2 from here. */
 static void
 test_delayed_from_b1 (void)
 {
-  const guint32 sb_hand[] = { 1156, 1268, 1366 };
-  const guint32 sv_hand[] = { 135, 230, 299 };
-  const guint32 cnt_hand[] = { 1, 2, 3 };
+  const guint32 sb_hand[] = { 1156, 1268, 1366, 1451, 1526, 1591, 1648, 1698 };
+  const guint32 sv_hand[] = { 8, 8, 8, 8, 8, 8, 64, 106 };
+  const guint32 cnt_hand[] = { 1, 2, 3, 4, 5, 6, 6, 6 };
   Sim sim, pub;
 
   sim_init (&sim, 1000, 40);
@@ -458,22 +470,22 @@ test_delayed_from_b1 (void)
       g_assert_cmpuint (sim.st.sb, ==, sb_hand[i]);
       g_assert_cmpuint (sim.st.sv, ==, sv_hand[i]);
       g_assert_cmpuint (sim.st.cnt, ==, cnt_hand[i]);
+      g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, i < 5 ? 1 : 2);
     }
   pub = sim;
   pub.params.confirm = 0;
-  g_assert_false (sim_ack (&sim));
-  g_assert_cmpuint (sim.st.cnt, ==, 3);
 
-  /* cnt 3 at the end of the round: wait; the waiting round's span-2 ACKs
+  /* cnt 6 at the end of the round: wait; the waiting round's span-2 ACKs
    * at b = 2 count nothing: unconfirmed, no halving. */
   g_assert_cmpuint (sim_round (&sim), ==, 0);
+  g_assert_cmpuint (sim.st.cnt, ==, 6);
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
   g_assert_cmpuint (sim_round (&sim), ==, 0);
   g_assert_cmpuint (sim.st.wait_state, ==, 0);
   g_assert_cmpuint (sim.counters.suppressed_unconfirmed, ==, 1);
   g_assert_cmpuint (sim.cwnd, ==, 40);
 
-  /* Published rule: cnt is still 3 >= 1 at the end of the wait: halve. */
+  /* Published rule: cnt is still 6 >= 1 at the end of the wait: halve. */
   g_assert_cmpuint (sim_rounds (&pub, 2), ==, 1);
   g_assert_cmpuint (pub.cwnd, ==, 20);
   g_assert_cmpuint (pub.counters.suppressed_unconfirmed, ==, 0);
@@ -483,7 +495,7 @@ test_delayed_from_b1 (void)
   g_assert_cmpuint (sim_rounds (&sim, 20), ==, 0);
   g_assert_cmpuint (sim.b_min, ==, 2);
   g_assert_cmpuint (sim.b_max, ==, 2);
-  g_assert_cmpuint (sim.counters.ack_losses, ==, 3);
+  g_assert_cmpuint (sim.counters.ack_losses, ==, 6);
   g_assert_cmpuint (sim.counters.halvings, ==, 0);
   g_assert_cmpuint (sim.waits, ==, 1);
   g_assert_cmpuint (sim_wait_outcomes (&sim), ==, sim.waits);
@@ -616,8 +628,9 @@ test_gro_constant (void)
 }
 
 /* 3. GRO spans cycling 2, 3, 5, 8 (mean 4.5): settled, b is 4 or 5; an 8
- * at b = 4 is 2b, but sv (the spans deviate ~2 from sb) puts it inside
- * sb + 3 sv: nothing counted at all. */
+ * at b = 4 is 2b (and so does not enter sv there), but sv, learnt from the
+ * 2, 3 and 5 (and the 8 at b = 5), which deviate 0.5..3.5 from sb, puts
+ * it inside sb + 3 sv: nothing counted at all. */
 static void
 test_gro_cycle (void)
 {
@@ -640,10 +653,16 @@ test_gro_cycle (void)
 /* 3. Seeded pseudo-random GRO spans 2..8, no ACK lost at all, Reno growth
  * to a receiver window of 20. The spread gate keeps most spans of 2b out
  * of the count, and confirmation turns down the waits the rest start.
- * Measured: 1 halving in 20 x 520 rounds (the old core: 28 in 20 x 500
- * after 20 rounds of settling); the assertion is that bound. Spans that
- * vary this much cannot be told from lost ACKs one by one: a remaining
- * weakness, rare enough to cost no measurable throughput. */
+ * Measured: 5 false halvings in 20 x 520 = 10,400 rounds, 45 waits (the
+ * assertions are those bounds). Before sv stopped learning from spans of
+ * 2b or more: 1 halving, 37 waits; the core before the spread gate: 28
+ * halvings in 20 x 500 after 20 rounds of settling. The trade-off: the
+ * long GRO spans (6..8 at b = 3, 8 at b = 4) no longer widen sv, so the
+ * gate is a little narrower for a receiver this irregular; in return lost
+ * ACKs cannot widen it either, and detection no longer blinds itself
+ * when many ACKs are lost (test_spread_high_loss). Spans that vary this
+ * much cannot be told from lost ACKs one by one: a remaining weakness,
+ * about one false halving per 2,000 rounds. */
 static void
 test_gro_random (void)
 {
@@ -663,18 +682,19 @@ test_gro_random (void)
       waits += sim.waits;
       unconfirmed += sim.counters.suppressed_unconfirmed;
     }
-  g_test_message ("%" G_GUINT64_FORMAT " waits, %" G_GUINT64_FORMAT " unconfirmed",
-                  waits, unconfirmed);
-  g_assert_cmpuint (halvings, <=, 1);
+  g_test_message ("%" G_GUINT64_FORMAT " halvings, %" G_GUINT64_FORMAT " waits, %"
+                  G_GUINT64_FORMAT " unconfirmed", halvings, waits, unconfirmed);
+  g_assert_cmpuint (halvings, <=, 5);
   g_assert_cmpuint (waits, <, 100);
 }
 
 /* 4. Three consecutive ACKs lost at b = 1; the AP drops another ACK in the
  * next round. The burst ACK covers 4 segments (sb 1028, sv 8):
- *   b = 1, 4 > 1028 + 24: cnt = floor(4 / 1) - 1 = 3
- *   capped at b + 2 = 3: sv (896*8 + 128*2044 + 512)>>10 = 269312>>10
- *   = 263, sb (896*1028 + 128*3072 + 512)>>10 = 1314816>>10 = 1284,
- *   b = 1796 >> 10 = 1 still. */
+ *   b = 1, 4096 > 1028 + 24: cnt = floor(4 / 1) - 1 = 3
+ *   span 4 >= 2b: sv stays 8 (the old rule made it (896*8 + 128*2044
+ *   + 512)>>10 = 263, the gate then at sb + 789);
+ *   capped at b + 2 = 3: sb (896*1028 + 128*3072 + 512)>>10 = 1314816>>10
+ *   = 1284, b = 1796 >> 10 = 1 still. */
 static void
 test_burst_b1 (void)
 {
@@ -687,7 +707,7 @@ test_burst_b1 (void)
   sim_lose_next (&sim, 3);
   g_assert_false (sim_ack (&sim));
   g_assert_cmpuint (sim.st.sb, ==, 1284);
-  g_assert_cmpuint (sim.st.sv, ==, 263);
+  g_assert_cmpuint (sim.st.sv, ==, 8);
   g_assert_cmpuint (wf_ackloss_b (&sim.st), ==, 1);
   g_assert_cmpuint (sim.st.cnt, ==, 3);
   g_assert_cmpuint (sim.counters.ack_losses, ==, 3);
@@ -700,8 +720,9 @@ test_burst_b1 (void)
   g_assert_cmpuint (sim.st.wait_state, ==, 1);
   lone = sim;
 
-  /* Waiting round: one more lost ACK (span 2 at b = 1, beyond the
-   * spread by then): cnt 4, cnt_wait 1. Its last ACK halves. */
+  /* Waiting round: one more lost ACK (span 2 at b = 1; sv only learnt
+   * |1 - sb| from the span-1 ACKs as sb fell back from 1284, and the
+   * gate is below 2048): cnt 4, cnt_wait 1. Its last ACK halves. */
   sim_acks (&sim, 5);
   sim_lose_next (&sim, 1);
   g_assert_false (sim_ack (&sim));
@@ -729,11 +750,12 @@ test_burst_b1 (void)
 }
 
 /* 4. One ACK lost at b = 2, and one in the waiting round: halves. Span 4
- * from sb 2048, sv 0: b 2, 4096 > 2048: cnt = floor(4/2) - 1 = 1;
- * sv (128 * 2048 + 512) >> 10 = 256, sb (896*2048 + 128*4096 + 512) >> 10
- * = 2359808 >> 10 = 2304. Next span 2: b = 2816 >> 10 = 2, +0;
- * sb (896*2304 + 262144 + 512) >> 10 = 2272, sv (1024*256 + 512) >> 10
- * = 256. */
+ * from sb 2048, sv 0: b 2, 4096 > 2048 + 0: cnt = floor(4/2) - 1 = 1;
+ * span 4 is 2b: sv stays 0 (the old rule: (128*2048 + 512) >> 10 = 256);
+ * sb (896*2048 + 128*4096 + 512) >> 10 = 2359808 >> 10 = 2304. Next
+ * span 2: b = 2816 >> 10 = 2, +0; 2 < 2b: sv (896*0 + 128*(2304-2048)
+ * + 512) >> 10 = 33280 >> 10 = 32; sb (896*2304 + 262144 + 512) >> 10
+ * = 2327040 >> 10 = 2272. */
 static void
 test_burst_b2_single (void)
 {
@@ -746,11 +768,11 @@ test_burst_b2_single (void)
   sim_lose_next (&sim, 1);
   g_assert_false (sim_ack (&sim));
   g_assert_cmpuint (sim.st.sb, ==, 2304);
-  g_assert_cmpuint (sim.st.sv, ==, 256);
+  g_assert_cmpuint (sim.st.sv, ==, 0);
   g_assert_cmpuint (sim.st.cnt, ==, 1);
   g_assert_false (sim_ack (&sim));
   g_assert_cmpuint (sim.st.sb, ==, 2272);
-  g_assert_cmpuint (sim.st.sv, ==, 256);
+  g_assert_cmpuint (sim.st.sv, ==, 32);
   g_assert_cmpuint (sim.st.cnt, ==, 1);
 
   g_assert_cmpuint (sim_round (&sim), ==, 0);
@@ -1222,7 +1244,7 @@ test_old_ack (void)
   guint32 una = 0xffffff00u - SEG (64), nxt = una + SEG (200);
 
   /* prev_ack just past 2^32, with a count to lose: span 4 at b = 2 after
-   * the warm-up: sb 2304, sv 256, cnt 1 (test_burst_b2_single). */
+   * the warm-up: sb 2304, sv 0, cnt 1 (test_burst_b2_single). */
   wf_ackloss_init (&s, una, nxt);
   core_warm (&s, &default_params, &c, &una, nxt);
   g_assert_cmpuint (wf_ackloss_on_ack (&s, &default_params, &c, una + SEG (4), nxt, MSS), ==,
@@ -1230,6 +1252,7 @@ test_old_ack (void)
   g_assert_cmpuint (s.prev_ack, <, una);
   g_assert_cmpuint (s.cnt, ==, 1);
   g_assert_cmpuint (s.sb, ==, 2304);
+  g_assert_cmpuint (s.sv, ==, 0);
 
   for (gsize i = 0; i < G_N_ELEMENTS (olds); i++)
     {
@@ -1270,7 +1293,7 @@ test_mss_zero (void)
   g_assert_cmpuint (c.acks, ==, WF_ACKLOSS_WARMUP_ACKS + 2);
   g_assert_cmpuint (c.ack_losses, ==, 1);
 
-  /* Span 6 at b = (2304 + 512) >> 10 = 2, 6144 > 2304 + 768:
+  /* Span 6 at b = (2304 + 512) >> 10 = 2, 6144 > 2304 + 3 * 0:
    * floor(6/2) - 1 = +2, and the round ends with cnt 3: wait. */
   wf_ackloss_on_ack (&with_mss, &default_params, &c_mss, nxt, nxt + SEG (10), MSS);
   g_assert_cmpuint (with_mss.cnt, ==, 3);
@@ -1320,7 +1343,8 @@ test_warmup (void)
 }
 
 /* The spread gate. Spans alternating 6 and 2 after the warm-up settle sb
- * near 4 and sv near 2 (|6 - 4| = |2 - 4| = 2): b = 4 and a span of 8 is
+ * near 4 and sv near 2 (|6 - 4| = |2 - 4| = 2; once b = 4 both are < 2b
+ * and enter sv; measured sb 3957, sv 2184): b = 4 and a span of 8 is
  * 2b, but 8 <= sb + 3 sv, this receiver's normal spread: 0 lost. The
  * same span at b = 4 from constant GRO 4 (sv 0) counts one. */
 static void
@@ -1352,7 +1376,8 @@ test_spread_gate (void)
   g_assert_cmpuint (s.sb, >, snap.sb);
 
   /* Constant GRO 4: climbing from 2048, sb' = sb + floor((128 d + 512)
-   * / 1024) with d = 4096 - sb stops once d <= 3: sb 4093; sv follows d
+   * / 1024) with d = 4096 - sb stops once d <= 3: sb 4093; sv (0 while
+   * b = 2, where a span 4 is 2b) learns d from b = 3 on and follows it
    * down to 7. b = 4, 8192 > 4093 + 21: floor(8/4) - 1 = 1. */
   {
     const guint spans[] = { 4 };
@@ -1480,8 +1505,9 @@ test_dup_ack (void)
 
 /* Persistent random ACK loss (a full AP queue) at b = 2, Reno from cwnd
  * 40 with a receiver window of 200, 20 seeds: every run halves, soon and
- * repeatedly. Measured: first halving after 2.9 rounds on average (worst
- * 7) at 10 %, 11.8 halvings per 100 rounds. */
+ * repeatedly. Measured at 10 %: first halving after 2.6 rounds on average
+ * (worst 4), 12.2 halvings per 100 rounds (before sv stopped learning
+ * from spans of 2b or more: 2.65 (worst 5) and 11.8). */
 static void
 test_persistent_loss (void)
 {
@@ -1514,6 +1540,82 @@ test_persistent_loss (void)
   g_assert_cmpuint (total, >=, 20 * 20);
 }
 
+/* The reason sv learns only from spans < 2b: a path that loses many ACKs.
+ * b = 1 (every segment ACKed), 20 % of the ACKs lost at random (seeded),
+ * Reno from cwnd 40 (receiver window 40), confirm = 1, 200 rounds. A
+ * single lost ACK is a span of 2 and counts only if 2048 > sb + 3 sv:
+ * with sb near 1024, sv < 1024 / 3. Under the old rule every lost-ACK
+ * span entered sv (2048, or 3072 capped, some 800..1800 from sb); now
+ * only the span-1 ACKs do, and they deviate from sb only by what the lost
+ * ACKs lift sb (their spans enter sb capped at b + 2 = 3), so sv ~ sb -
+ * 1024. sv and sb are sampled at each of the 270 ACKs delivered in the
+ * last 50 rounds. Measured: mean sv 233, mean sb 1255 (sv peaks at 424,
+ * over the gate: a run of lost ACKs lifts sb, and with it sv, and briefly
+ * b to 2); the gate lets a single lost ACK through at 64 % of those ACKs;
+ * 53 lost ACKs counted and 10 halvings in the last 50 rounds (222 lost
+ * ACKs counted of 306 dropped, 39 halvings, over the run). The old rule
+ * with the same seed: mean sv 410 (peak 824), beyond the gate on
+ * average, gate open at 16 % of the ACKs, 189 counted of 381 dropped.
+ * A limit that remains: sv still tracks sb's lift, so at 30 % loss
+ * (same seed) mean sv is 443 with this rule too (583 with the old) and a
+ * single lost ACK gets through at 2 % of the ACKs; the counting then
+ * rests on gaps of several lost ACKs. */
+static void
+test_spread_high_loss (void)
+{
+  guint64 sv_sum = 0, sb_sum = 0, samples = 0, gate_open = 0;
+  guint64 losses_at_150 = 0, halvings_at_150 = 0;
+  guint32 sv_max = 0;
+  Sim sim;
+
+  sim_init (&sim, 1000, 40);
+  sim.params.confirm = 1;
+  sim_settle_b1 (&sim);
+  sim.grow = TRUE;
+  sim.cwnd_max = 40;
+  sim_set_random_loss (&sim, 1 * 2654435761u, 20);
+  for (guint r = 1; r <= 200; r++)
+    {
+      if (r <= 150)
+        {
+          sim_round (&sim);
+          losses_at_150 = sim.counters.ack_losses;
+          halvings_at_150 = sim.halvings;
+          continue;
+        }
+      do
+        {
+          sv_sum += sim.st.sv;
+          sb_sum += sim.st.sb;
+          sv_max = MAX (sv_max, sim.st.sv);
+          samples++;
+          if (wf_ackloss_b (&sim.st) == 1 && 2 * ONE > sim.st.sb + 3 * sim.st.sv)
+            gate_open++;
+        }
+      while (!sim_ack (&sim));
+    }
+  g_assert_cmpuint (samples, >, 0);
+  g_test_message ("last 50 rounds: %" G_GUINT64_FORMAT " ACKs, mean sv %" G_GUINT64_FORMAT
+                  " (max %u), mean sb %" G_GUINT64_FORMAT ", gate open %" G_GUINT64_FORMAT
+                  " %%, %" G_GUINT64_FORMAT " lost ACKs counted, %" G_GUINT64_FORMAT
+                  " halvings; run: %" G_GUINT64_FORMAT " counted / %" G_GUINT64_FORMAT
+                  " dropped, %" G_GUINT64_FORMAT " halvings",
+                  samples, sv_sum / samples, sv_max, sb_sum / samples, gate_open * 100 / samples,
+                  (guint64) sim.counters.ack_losses - losses_at_150,
+                  sim.halvings - halvings_at_150, (guint64) sim.counters.ack_losses,
+                  sim.dropped, sim.halvings);
+
+  /* Lost ACKs are still counted at the end, and still halve. */
+  g_assert_cmpuint (sim.counters.ack_losses, >, losses_at_150);
+  g_assert_cmpuint (sim.halvings, >, halvings_at_150);
+  g_assert_cmpuint (sim.counters.halvings, ==, sim.halvings);
+  g_assert_cmpuint (sim_wait_outcomes (&sim) + sim.st.wait_state, ==, sim.waits);
+  /* sv stays below the gate on average; the gate lets a single lost ACK
+   * through at most ACKs. */
+  g_assert_cmpuint (sv_sum / samples, <, ONE / 3);
+  g_assert_cmpuint (gate_open * 2, >, samples);
+}
+
 /* max(cwnd / 2, 1): a window of 1 stays 1, odd windows round down. */
 static void
 test_halve (void)
@@ -1526,12 +1628,20 @@ test_halve (void)
   g_assert_cmpuint (wf_ackloss_halve (G_MAXUINT32), ==, G_MAXUINT32 / 2);
 }
 
-/* The state must fit beside CUBIC's 60 bytes in icsk_ca_priv (104). */
+/* The state must fit beside CUBIC's 60 bytes in icsk_ca_priv (104): 32
+ * bytes, the last four the glue's primed flag and padding, which init
+ * clears. */
 static void
 test_state_size (void)
 {
+  struct wf_ackloss_state s;
+
   g_assert_cmpuint (sizeof (struct wf_ackloss_state), <=, 40);
-  g_assert_cmpuint (sizeof (struct wf_ackloss_state), ==, 28);
+  g_assert_cmpuint (sizeof (struct wf_ackloss_state), ==, 32);
+  memset (&s, 0xa5, sizeof s);
+  wf_ackloss_init (&s, 1000, 2000);
+  g_assert_cmpuint (s.primed, ==, 0);
+  g_assert_cmpuint (s.pad[0] | s.pad[1] | s.pad[2], ==, 0);
 }
 
 int
@@ -1567,6 +1677,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ackloss/recovery/open-stretch-ack", test_open_stretch);
   g_test_add_func ("/ackloss/dup-ack", test_dup_ack);
   g_test_add_func ("/ackloss/persistent-loss", test_persistent_loss);
+  g_test_add_func ("/ackloss/spread/high-loss", test_spread_high_loss);
   g_test_add_func ("/ackloss/halve", test_halve);
   g_test_add_func ("/ackloss/state-size", test_state_size);
 
