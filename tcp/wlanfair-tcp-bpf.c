@@ -18,7 +18,7 @@
 #define BPF_F_LINK (1U << 13) /* uapi 6.4; absent from older headers */
 #endif
 
-const char * const wf_tcp_cc_names[WF_CC_COUNT] = {
+const char * const wf_tcp_cc_names[WF_CC_COUNT + 1] = {
   [WF_CC_RENO] = "ackloss_reno",
   [WF_CC_CUBIC] = "ackloss_cubic",
 };

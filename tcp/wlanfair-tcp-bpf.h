@@ -27,7 +27,8 @@ typedef struct {
 
 typedef struct _WfTcpBpf WfTcpBpf;
 
-extern const char * const wf_tcp_cc_names[WF_CC_COUNT];
+/* NULL-terminated, indexed by WF_CC_*. */
+extern const char * const wf_tcp_cc_names[WF_CC_COUNT + 1];
 
 gboolean  wf_tcp_features_probe (WfTcpFeatures *f,
                                  GError       **error);

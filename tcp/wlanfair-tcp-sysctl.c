@@ -53,13 +53,13 @@ word_in (const char *list, const char *word)
 
 /* The list without the given names, keeping everything else in order. */
 static char *
-list_without (const char *list, char **remove)
+list_without (const char *list, const char * const *remove)
 {
   g_auto(GStrv) words = g_strsplit_set (list, " \t", -1);
   g_autoptr(GString) out = g_string_new (NULL);
 
   for (char **w = words; *w; w++)
-    if (**w && !g_strv_contains ((const char * const *) remove, *w))
+    if (**w && !g_strv_contains (remove, *w))
       g_string_append_printf (out, "%s%s", out->len ? " " : "", *w);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
@@ -86,7 +86,7 @@ save (WfTcpSysctlState *state, GError **error)
 /* Undo, in the safe order: no default may name a CC about to go away,
  * and a CC leaves the allowed list only after it stopped being default. */
 static gboolean
-undo (const char *saved_default, char **ours, GError **error)
+undo (const char *saved_default, const char * const *ours, GError **error)
 {
   g_autofree char *current = wf_sysctl_read (WF_SYSCTL_DEFAULT_CC, error);
   g_autofree char *allowed = NULL;
@@ -94,7 +94,7 @@ undo (const char *saved_default, char **ours, GError **error)
 
   if (current == NULL)
     return FALSE;
-  if (g_strv_contains ((const char * const *) ours, current))
+  if (g_strv_contains (ours, current))
     {
       const char *back = saved_default ? saved_default : "cubic";
 
@@ -120,7 +120,7 @@ undo (const char *saved_default, char **ours, GError **error)
 }
 
 gboolean
-wf_tcp_sysctl_recover (const char *state_path, char **our_ccs, GError **error)
+wf_tcp_sysctl_recover (const char *state_path, const char * const *our_ccs, GError **error)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(GError) local = NULL;
@@ -143,10 +143,10 @@ wf_tcp_sysctl_recover (const char *state_path, char **our_ccs, GError **error)
 }
 
 gboolean
-wf_tcp_sysctl_apply (WfTcpSysctlState *state,
-                     char            **allow,
-                     const char       *make_default,
-                     GError          **error)
+wf_tcp_sysctl_apply (WfTcpSysctlState   *state,
+                     const char * const *allow,
+                     const char         *make_default,
+                     GError            **error)
 {
   g_autofree char *allowed = wf_sysctl_read (WF_SYSCTL_ALLOWED_CC, error);
   g_autoptr(GString) wanted = NULL;
@@ -187,7 +187,7 @@ wf_tcp_sysctl_apply (WfTcpSysctlState *state,
 }
 
 gboolean
-wf_tcp_sysctl_restore (WfTcpSysctlState *state, char **our_ccs, GError **error)
+wf_tcp_sysctl_restore (WfTcpSysctlState *state, const char * const *our_ccs, GError **error)
 {
   if (!undo (state->saved_default, our_ccs, error))
     return FALSE;

@@ -21,17 +21,17 @@ typedef struct {
   char     *saved_default; /* default CC before we changed it, or NULL */
 } WfTcpSysctlState;
 
-gboolean wf_tcp_sysctl_recover (const char  *state_path,
-                                char       **our_ccs,
-                                GError     **error);
+gboolean wf_tcp_sysctl_recover (const char         *state_path,
+                                const char * const *our_ccs,
+                                GError            **error);
 
-gboolean wf_tcp_sysctl_apply (WfTcpSysctlState *state,
-                              char            **allow,
-                              const char       *make_default,
-                              GError          **error);
+gboolean wf_tcp_sysctl_apply (WfTcpSysctlState   *state,
+                              const char * const *allow,
+                              const char         *make_default,
+                              GError            **error);
 
-gboolean wf_tcp_sysctl_restore (WfTcpSysctlState *state,
-                                char            **our_ccs,
-                                GError          **error);
+gboolean wf_tcp_sysctl_restore (WfTcpSysctlState   *state,
+                                const char * const *our_ccs,
+                                GError            **error);
 
 G_END_DECLS

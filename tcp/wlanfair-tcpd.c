@@ -330,26 +330,15 @@ allowed_list_writable (void)
   return g_access ("/proc/sys/" WF_SYSCTL_ALLOWED_CC, W_OK) == 0;
 }
 
-static char **
-our_cc_names (void)
-{
-  char **v = g_new0 (char *, WF_CC_COUNT + 1);
-
-  for (guint i = 0; i < WF_CC_COUNT; i++)
-    v[i] = g_strdup (wf_tcp_cc_names[i]);
-  return v;
-}
-
 /* Everything the daemon changed, undone in the safe order: defaults and
  * the allowed list first, then nothing hands the CCs out, then they go. */
 static gboolean
 teardown (Daemon *d)
 {
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) ours = our_cc_names ();
   gboolean ok = TRUE;
 
-  if (d->sysctl_applied && !wf_tcp_sysctl_restore (&d->sysctl, ours, &error))
+  if (d->sysctl_applied && !wf_tcp_sysctl_restore (&d->sysctl, wf_tcp_cc_names, &error))
     {
       g_warning ("restoring sysctls: %s", error->message);
       ok = FALSE;
@@ -357,8 +346,10 @@ teardown (Daemon *d)
   g_clear_pointer (&d->wifi, wf_tcp_wifi_free);
   if (d->bpf)
     {
+      gboolean cubic = wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC);
+
       g_clear_pointer (&d->bpf, wf_tcp_bpf_free);
-      g_message ("unregistered ackloss_reno and ackloss_cubic");
+      g_message ("unregistered ackloss_reno%s", cubic ? " and ackloss_cubic" : "");
     }
   if (d->status_path)
     g_unlink (d->status_path);
@@ -369,7 +360,6 @@ static gboolean
 start (Daemon *d, GError **error)
 {
   Config *c = &d->config;
-  g_auto(GStrv) ours = our_cc_names ();
   WfTcpBpfConfig bc = {
     .thresh = c->thresh,
     .beta = (guint) lround (c->beta * WF_ACKLOSS_ONE),
@@ -402,7 +392,7 @@ start (Daemon *d, GError **error)
 
   /* What a crashed instance left: first its sysctls, so that no default
    * names a CC, then its registrations. */
-  if (!wf_tcp_sysctl_recover (state_path, ours, error) ||
+  if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, error) ||
       !wf_tcp_bpf_cleanup_stale (c->pin_dir, error))
     return FALSE;
 
@@ -441,7 +431,7 @@ start (Daemon *d, GError **error)
         const char *allow[] = { wf_tcp_cc_names[c->cc], NULL };
 
         d->sysctl_applied = TRUE;
-        if (!wf_tcp_sysctl_apply (&d->sysctl, (char **) allow, wf_tcp_cc_names[c->cc], error))
+        if (!wf_tcp_sysctl_apply (&d->sysctl, allow, wf_tcp_cc_names[c->cc], error))
           return FALSE;
         break;
       }
@@ -454,7 +444,7 @@ start (Daemon *d, GError **error)
           if (wf_tcp_bpf_has_cc (d->bpf, cc))
             allow[n++] = wf_tcp_cc_names[cc];
         d->sysctl_applied = TRUE;
-        if (!wf_tcp_sysctl_apply (&d->sysctl, (char **) allow, NULL, error))
+        if (!wf_tcp_sysctl_apply (&d->sysctl, allow, NULL, error))
           return FALSE;
         break;
       }
@@ -579,11 +569,10 @@ main (int argc, char **argv)
 
   if (cleanup)
     {
-      g_auto(GStrv) ours = our_cc_names ();
       g_autofree char *state_path = g_build_filename (d.config.state_dir, "tcpd.state", NULL);
 
       /* ExecStopPost: after a clean stop there is nothing left to do. */
-      if (!wf_tcp_sysctl_recover (state_path, ours, &error) ||
+      if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, &error) ||
           !wf_tcp_bpf_cleanup_stale (d.config.pin_dir, &error))
         {
           g_printerr ("wlanfair-tcpd: %s\n", error->message);
