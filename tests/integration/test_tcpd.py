@@ -25,7 +25,11 @@ def sysctl(name):
 
 
 def run(*args, check=True, **kw):
-    return subprocess.run(args, check=check, capture_output=True, text=True, **kw)
+    r = subprocess.run(args, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise AssertionError("%s exited %d: %s" % (" ".join(args), r.returncode,
+                                                   (r.stderr or r.stdout).strip()))
+    return r
 
 
 class Net:
