@@ -40,15 +40,19 @@ class Net:
         self.client, self.server = self.p + "-c", self.p + "-s"
         self.cdev, self.sdev = self.p + "c", self.p + "s"
         self.caddr, self.saddr = "10.231.0.1", "10.231.0.2"
-        run("ip", "netns", "add", self.client)
-        run("ip", "netns", "add", self.server)
-        run("ip", "link", "add", self.cdev, "netns", self.client, "type", "veth",
-            "peer", "name", self.sdev, "netns", self.server)
-        for ns, dev, addr in ((self.client, self.cdev, self.caddr),
-                              (self.server, self.sdev, self.saddr)):
-            run("ip", "-n", ns, "addr", "add", addr + "/24", "dev", dev)
-            run("ip", "-n", ns, "link", "set", dev, "up")
-            run("ip", "-n", ns, "link", "set", "lo", "up")
+        try:
+            run("ip", "netns", "add", self.client)
+            run("ip", "netns", "add", self.server)
+            run("ip", "link", "add", self.cdev, "netns", self.client, "type", "veth",
+                "peer", "name", self.sdev, "netns", self.server)
+            for ns, dev, addr in ((self.client, self.cdev, self.caddr),
+                                  (self.server, self.sdev, self.saddr)):
+                run("ip", "-n", ns, "addr", "add", addr + "/24", "dev", dev)
+                run("ip", "-n", ns, "link", "set", dev, "up")
+                run("ip", "-n", ns, "link", "set", "lo", "up")
+        except BaseException:
+            self.close()  # half-built: nothing may outlive the test
+            raise
 
     def ns(self, ns, *args, **kw):
         return run("ip", "netns", "exec", ns, *args, **kw)
