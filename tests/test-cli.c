@@ -184,6 +184,10 @@ test_usage_errors (void)
     { { "fairness", "--series", "x.csv", "--window", "1", "--step", "0" }, "--step" },
     { { "fairness", "--capacity" }, "--capacity" },
     { { NULL }, "no command given" },
+    { { "tcp" }, "no tcp command given" },
+    { { "tcp", "frob" }, "'frob'" },
+    { { "tcp", "status", "--bogus" }, "--bogus" },
+    { { "tcp", "status", "extra" }, "'extra'" },
     { { "frobnicate" }, "frobnicate" },
     { { "--frobnicate" }, "--frobnicate" },
   };

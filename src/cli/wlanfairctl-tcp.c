@@ -215,13 +215,13 @@ tcp_status (int argc, char **argv)
 int
 wf_cli_tcp (int argc, char **argv)
 {
-  if (argc < 2 || g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h"))
+  if (argc < 2)
+    return wf_cli_usage_error ("no tcp command given (status)");
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h"))
     {
-      FILE *out = argc < 2 ? stderr : stdout;
-
-      fprintf (out, "Usage: wlanfairctl tcp status [--json]\n\n"
-                    "See wlanfairctl-tcp(1).\n");
-      return argc < 2 ? WF_EXIT_USAGE : WF_EXIT_OK;
+      printf ("Usage: wlanfairctl tcp status [--json] [--status-file FILE]\n\n"
+              "See wlanfairctl-tcp(1).\n");
+      return WF_EXIT_OK;
     }
   if (g_str_equal (argv[1], "status"))
     return tcp_status (argc - 1, argv + 1);
