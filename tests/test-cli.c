@@ -323,6 +323,27 @@ test_series_errors (void)
   }
 }
 
+static void
+test_tcp_status_json (void)
+{
+  g_autoptr(JsonParser) p = NULL;
+  g_autofree char *path = write_series ("{\"pid\": 999999999}");
+  g_auto(Run) r = { 0 };
+  JsonObject *o;
+
+  /* A status file whose process is gone is a daemon that is not running. */
+  RUN (&r, NULL, "tcp", "status", "--json", "--status-file", path);
+  g_unlink (path);
+  g_assert_cmpint (r.status, ==, 0);
+  o = parse_object (r.out, &p);
+  g_assert_false (json_object_get_boolean_member (o, "running"));
+  g_assert_true (json_object_get_null_member (o, "daemon"));
+  g_assert_nonnull (json_object_get_string_member (o, "default"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "available")), >, 0);
+  g_assert_nonnull (json_object_get_array_member (o, "allowed"));
+  g_assert_nonnull (json_object_get_array_member (o, "connections"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -338,6 +359,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/fairness/series-json", test_series_json);
   g_test_add_func ("/cli/fairness/series-stdin-table", test_series_stdin_table);
   g_test_add_func ("/cli/fairness/series-errors", test_series_errors);
+  g_test_add_func ("/cli/tcp/status-json", test_tcp_status_json);
 
   return g_test_run ();
 }
