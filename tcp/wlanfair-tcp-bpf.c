@@ -353,6 +353,7 @@ wf_tcp_bpf_free (WfTcpBpf *bpf)
       g_free (bpf->pinned[cc]);
     }
   wlanfair_tcp__destroy (bpf->skel);
+  g_rmdir (bpf->pin_dir); /* only if empty: nothing of ours is left in it */
   g_free (bpf->pin_dir);
   g_free (bpf);
 }

@@ -9,6 +9,7 @@
 #include <locale.h>
 #include <math.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef HAVE_LIBSYSTEMD
@@ -322,6 +323,21 @@ wifi_changed (GArray *keys, gpointer data)
     g_warning ("%s", error->message);
 }
 
+/* The pid in a status file, or 0. */
+static pid_t
+status_file_pid (const char *path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+
+  if (!json_parser_load_from_file (parser, path, NULL))
+    return 0;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return 0;
+  return (pid_t) json_object_get_int_member_with_default (json_node_get_object (root), "pid", 0);
+}
+
 /* tcp_allowed_congestion_control is global: read-only (0444) outside
  * the initial network namespace, which proc enforces even for root. */
 static gboolean
@@ -570,6 +586,17 @@ main (int argc, char **argv)
   if (cleanup)
     {
       g_autofree char *state_path = g_build_filename (d.config.state_dir, "tcpd.state", NULL);
+      g_autofree char *status_path = g_build_filename (d.config.state_dir, "tcp-status.json", NULL);
+      pid_t running = status_file_pid (status_path);
+
+      /* Cleaning up under a live daemon would pull its CCs away. */
+      if (running > 0 && running != getpid () && kill (running, 0) == 0)
+        {
+          g_printerr ("wlanfair-tcpd: an instance is running (pid %d); stop it instead\n",
+                      (int) running);
+          d.exit_code = 1;
+          goto out;
+        }
 
       /* ExecStopPost: after a clean stop there is nothing left to do. */
       if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, &error) ||
@@ -578,6 +605,7 @@ main (int argc, char **argv)
           g_printerr ("wlanfair-tcpd: %s\n", error->message);
           d.exit_code = 1;
         }
+      g_unlink (status_path);
       goto out;
     }
 

@@ -270,9 +270,20 @@ class TcpdTest(unittest.TestCase):
         out = run(TCPD, "--cleanup", "--state-dir", self.state,
                   "--pin-dir", os.path.join(self.bpffs, "wlanfair")).stderr
         self.assertIn("restor", out)
+        self.assertFalse(os.path.exists(os.path.join(self.state, "tcp-status.json")))
         self.assertEqual(sysctl("tcp_congestion_control"), self.before["tcp_congestion_control"])
         self.assertEqual(sysctl("tcp_allowed_congestion_control"),
                          self.before["tcp_allowed_congestion_control"])
+
+    def test_cleanup_refuses_live_daemon(self):
+        p = self.tcpd("--scope", "wifi", "--interface", "none0")
+        r = run(TCPD, "--cleanup", "--state-dir", self.state,
+                "--pin-dir", os.path.join(self.bpffs, "wlanfair"), check=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("an instance is running (pid %d)" % p.pid, r.stderr)
+        for cc in OURS:
+            self.assertIn(cc, self.available())
+        self.stop(p)
 
     def test_bad_configuration(self):
         conf = os.path.join(self.tmp, "tcp.conf")
