@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <locale.h>
+#include <malloc.h>
 #include <math.h>
 #include <errno.h>
 #include <signal.h>
@@ -467,6 +468,9 @@ start (Daemon *d, GError **error)
     }
 
   d->status_path = g_build_filename (c->state_dir, "tcp-status.json", NULL);
+  /* Parsing the kernel's BTF (probe and load) peaks at several MiB that
+   * the daemon never needs again: give it back. */
+  malloc_trim (0);
   return write_status (d, error);
 }
 
