@@ -1,0 +1,216 @@
+# shellcheck shell=bash
+# guest/lib.sh - sourced by the runner and by every scenario INSIDE the VM.
+#
+# Results: each scenario writes to /mnt/host/out/<scenario>/
+#   results.txt   one line per check: "PASS name" or "FAIL name: detail"
+#   facts.txt     "key=value" lines: measurements and observations that are
+#                 recorded, not asserted (exposure level, throughput, ...)
+#   summary.json  both of the above plus timing, written at exit
+#   log.txt       everything the scenario printed (the runner tees it)
+# Conventions: every command that could hang runs under 'timeout'; checks
+# are named kebab-case and are unique within a scenario.
+
+# shellcheck disable=SC2034  # the scenarios use what is set here
+LAB_SHARE=/mnt/host
+LAB_RUN=/run/lab                      # guest-local state of this boot
+[ -r "$LAB_SHARE/env" ] && . "$LAB_SHARE/env"
+
+UNIT=wlanfair-tcp.service
+TCPD=/usr/libexec/wlanfair/wlanfair-tcpd
+PINDIR=/sys/fs/bpf/wlanfair
+SYSCTL=/proc/sys/net/ipv4
+
+# The Wi-Fi lab: two mac80211_hwsim radios; wlan0's phy goes into netns
+# "ap" (hostapd + dnsmasq + iperf3 server), wlan1 stays in the root netns
+# and is connected by NetworkManager like a laptop's card.
+SSID=wlanfair-lab
+PSK=labpassword123
+AP_IP=10.99.0.1
+# regtest=5: hwsim's custom world regdomain, 20 scanned channels instead of
+# ~130 (a full scan takes ~6 s instead of ~40 s under emulation).
+HWSIM_OPTS=${HWSIM_OPTS:-regtest=5}
+
+# ------------------------------------------------------------- logging ----
+say() { printf '\n### %(%H:%M:%S)T [up %ss] %s\n' -1 "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
+# run SECONDS CMD...: show the command, run it bounded, show its status.
+run() {
+    local t=$1 rc; shift
+    echo "\$ $*"
+    timeout "$t" "$@"; rc=$?
+    [ $rc = 124 ] && echo "[timed out after ${t} s]"
+    echo "[rc=$rc]"
+    return $rc
+}
+
+# ---------------------------------------------------- results and facts ----
+pass() { echo "PASS $1" | tee -a "$RESULTS"; }
+fail() { echo "FAIL $1: ${2:-failed}" | tee -a "$RESULTS"; }
+# check NAME DETAIL CMD...: PASS if CMD succeeds, else FAIL with DETAIL.
+check() {
+    local name=$1 detail=$2; shift 2
+    if "$@"; then pass "$name"; else fail "$name" "$detail"; fi
+}
+fact() { printf '%s=%s\n' "$1" "$2" >> "$FACTS"; echo "fact $1=$2"; }
+
+# write_summary DIR SCENARIO: DIR/summary.json from results.txt + facts.txt.
+# Also used by the runner after a scenario was killed, so it takes its
+# inputs as arguments and depends on nothing a scenario sets up.
+write_summary() {
+    python3 - "$1" "$2" <<'PY'
+import json, os, sys, time
+d, name = sys.argv[1], sys.argv[2]
+def lines(f):
+    try:
+        return [l.rstrip('\n') for l in open(os.path.join(d, f)) if l.strip()]
+    except FileNotFoundError:
+        return []
+checks = []
+for l in lines('results.txt'):
+    status, _, rest = l.partition(' ')
+    cname, _, detail = rest.partition(': ')
+    checks.append({'name': cname, 'status': status, 'detail': detail or None})
+facts = dict(l.split('=', 1) for l in lines('facts.txt') if '=' in l)
+t0 = float((lines('.t0') or [time.time()])[0])
+failed = sum(c['status'] != 'PASS' for c in checks)
+s = {'scenario': name, 'ok': bool(checks) and failed == 0,
+     'passed': len(checks) - failed, 'failed': failed,
+     'duration_s': round(time.time() - t0, 1),
+     'kernel': os.uname().release, 'checks': checks, 'facts': facts}
+json.dump(s, open(os.path.join(d, 'summary.json'), 'w'), indent=2)
+PY
+}
+
+# lab_begin: call first in every scenario.
+lab_begin() {
+    SCENARIO=${LAB_SCENARIO:?LAB_SCENARIO is set by the runner}
+    OUT=$LAB_SHARE/out/$SCENARIO
+    RESULTS=$OUT/results.txt
+    FACTS=$OUT/facts.txt
+    mkdir -p "$OUT"
+    : > "$RESULTS"; : > "$FACTS"
+    date +%s.%N > "$OUT/.t0"
+    LAB_PIDS=()
+    trap lab_end EXIT
+    # RuntimeMaxSec stops the scenario's unit with SIGTERM: say so.
+    trap 'fail scenario-terminated "SIGTERM: scenario timeout (${SCENARIO_TIMEOUT:-?} s)"; exit 1' TERM
+    # shellcheck disable=SC1091
+    . "$LAB_RUN/baseline.env"
+    say "scenario $SCENARIO; kernel $(uname -r)"
+}
+lab_end() {
+    local p
+    for p in "${LAB_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    write_summary "$OUT" "$SCENARIO"
+    say "scenario $SCENARIO: $(grep -c '^PASS' "$RESULTS") passed, $(grep -c '^FAIL' "$RESULTS") failed"
+    if grep -q '^FAIL' "$RESULTS" || ! [ -s "$RESULTS" ]; then exit 1; fi
+    exit 0
+}
+
+# wait_until SECONDS CMD...: poll CMD every 0.5 s until it succeeds.
+wait_until() {
+    local t=$1 i; shift
+    for ((i = 0; i < t * 2; i++)); do "$@" && return 0; sleep 0.5; done
+    "$@"
+}
+
+# ------------------------------------------------ kernel / unit state ----
+avail() { cat $SYSCTL/tcp_available_congestion_control; }
+dflt() { cat $SYSCTL/tcp_congestion_control; }
+allowed() { cat $SYSCTL/tcp_allowed_congestion_control; }
+sysctls() { echo "available: $(avail)"; echo "default:   $(dflt)"; echo "allowed:   $(allowed)"; }
+no_ackloss_cc() { ! { avail; dflt; allowed; } | grep -q ackloss; }
+has_ackloss_ccs() { avail | grep -qw ackloss_cubic && avail | grep -qw ackloss_reno; }
+sysctls_at_baseline() {
+    [ "$(avail)" = "$BASE_AVAIL" ] && [ "$(dflt)" = "$BASE_DEFAULT" ] && [ "$(allowed)" = "$BASE_ALLOWED" ]
+}
+pins_empty() { [ ! -d $PINDIR ] || [ -z "$(ls -A $PINDIR)" ]; }
+pins() { if [ -d $PINDIR ]; then echo "$PINDIR: [$(ls -A $PINDIR | tr '\n' ' ')]"; else echo "$PINDIR: absent"; fi; }
+unit_prop() { systemctl show -p "$1" --value $UNIT 2>/dev/null; }
+unit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result $UNIT | tr '\n' ' '; echo; }
+unit_active() { systemctl is-active -q $UNIT; }
+# Legacy registration (pinned struct_ops maps) below Linux 6.4.
+kernel_below_6_4() {
+    local maj min
+    IFS=. read -r maj min _ <<< "$(uname -r)"
+    (( maj < 6 || (maj == 6 && min < 4) ))
+}
+journal_unit() { journalctl -b --no-pager -o short-precise -u $UNIT "$@"; }
+# state_dump: what a reader of log.txt needs when a check fails.
+state_dump() { unit_state; sysctls; pins; }
+
+# -------------------------------------------------------------- package ----
+installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair 2>/dev/null)" = "ii " ]; }
+# deb_install: 'apt-get install -y ./wlanfair_*.deb', as a user would.  A
+# copy outside the 9p share, readable by apt's _apt user (no "unsandboxed
+# download" notice).  All dependencies must already be in the image.
+deb_install() {
+    local dir=/var/tmp/lab-deb rc
+    rm -rf $dir; mkdir -p $dir
+    cp "$LAB_SHARE"/deb/wlanfair_*.deb $dir/ && chmod 644 $dir/*.deb || return 1
+    dpkg-deb -f $dir/wlanfair_*.deb Package Version Depends
+    ( cd $dir && run 300 env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q -o Dpkg::Use-Pty=0 ./wlanfair_*.deb ); rc=$?
+    installed && [ $rc = 0 ]
+}
+
+# ---------------------------------------------------------------- Wi-Fi ----
+sta_ip() { ip -4 -o addr show dev wlan1 2>/dev/null | awk '{print $4}' | cut -d/ -f1; }
+ap_up() { ip netns exec ap iw dev wlan0 info 2>/dev/null | grep -q "ssid $SSID"; }
+sta_connected() { [ -n "$(sta_ip)" ] && iw dev wlan1 link 2>/dev/null | grep -q "SSID: $SSID"; }
+# bg NAME CMD...: a helper process of the lab in its own transient unit, so
+# that it outlives the scenario unit that started it (the next scenario
+# reuses the AP) and the journal keeps its output.
+bg() { local n=$1; shift; systemctl reset-failed "lab-$n" 2>/dev/null; systemd-run --quiet --unit="lab-$n" -p KillMode=mixed "$@"; }
+# ensure_wifi: the AP and a NetworkManager-connected station.  Idempotent.
+ensure_wifi() {
+    local i
+    if sta_connected && ap_up; then echo "Wi-Fi already up: wlan1 $(sta_ip)"; return 0; fi
+    say "Wi-Fi: modprobe mac80211_hwsim radios=2 $HWSIM_OPTS; AP in netns ap"
+    if ! [ -e /sys/class/net/wlan1 ] && ! ip netns list | grep -qw ap; then
+        run 30 modprobe mac80211_hwsim radios=2 $HWSIM_OPTS || return 1
+        wait_until 10 test -e /sys/class/net/wlan1 || return 1
+    fi
+    if ! ip netns list | grep -qw ap; then
+        ip netns add ap
+        iw phy "$(cat /sys/class/net/wlan0/phy80211/name)" set netns name ap || return 1
+        ip -n ap link set lo up
+        ip -n ap addr add $AP_IP/24 dev wlan0
+    fi
+    cat > /run/lab-hostapd.conf <<EOF
+interface=wlan0
+driver=nl80211
+ctrl_interface=/run/hostapd
+ssid=$SSID
+country_code=US
+hw_mode=g
+channel=6
+ieee80211n=1
+wmm_enabled=1
+wpa=2
+wpa_key_mgmt=WPA-PSK
+rsn_pairwise=CCMP
+wpa_passphrase=$PSK
+EOF
+    systemctl is-active -q lab-hostapd || bg hostapd ip netns exec ap hostapd -t /run/lab-hostapd.conf
+    wait_until 20 ap_up || { echo "hostapd did not bring the AP up"; journalctl -b --no-pager -u lab-hostapd | tail -20; return 1; }
+    systemctl is-active -q lab-dnsmasq || bg dnsmasq ip netns exec ap dnsmasq --no-daemon \
+        --conf-file=/dev/null --interface=wlan0 --bind-interfaces \
+        --dhcp-range=10.99.0.2,10.99.0.20,1h --no-resolv --pid-file=/run/lab-dnsmasq.pid
+    systemctl is-active -q lab-iperf3 || bg iperf3 ip netns exec ap iperf3 -s
+    # NetworkManager's scan list must show the SSID before it can connect.
+    for i in $(seq 30); do
+        timeout 20 nmcli -t -f SSID device wifi list ifname wlan1 --rescan yes 2>/dev/null \
+            | grep -qx "$SSID" && break
+        sleep 1
+    done
+    nmcli -t -f NAME connection show | grep -qx lab && nmcli connection delete lab >/dev/null
+    run 90 nmcli --wait 60 device wifi connect "$SSID" password "$PSK" ifname wlan1 name lab || {
+        journalctl -b --no-pager -u NetworkManager -u wpa_supplicant | tail -40; return 1; }
+    wait_until 20 sta_connected || return 1
+    ip -br addr
+    echo "station wlan1 $(sta_ip), AP $AP_IP"
+}
+
+# iperf_field FILE EXPR: a value from iperf3 -J output (EXPR uses d = JSON).
+iperf_field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }

@@ -1,0 +1,114 @@
+#!/bin/bash
+# guest/scenario-package.sh - the .deb's life cycle on Debian 12 (kernel
+# 6.1, systemd 252), run INSIDE the VM as lab-scenario-package.service.
+#
+# Asserts: 'apt-get install -y ./wlanfair_*.deb' works offline (the image
+# holds the dependencies); wlanfair-tcp.service is enabled and active as
+# shipped (no drop-in) and registers both congestion controls, pinned
+# below Linux 6.4; scope wifi leaves the default and allowed lists alone;
+# 'apt-get remove' stops it and leaves no unit file, no ackloss CC, no pin
+# and the sysctls as before the install; 'apt-get purge' also removes
+# /etc/wlanfair and the enablement.  Records the systemd-analyze security
+# exposure level.  Purges a copy an earlier scenario installed first; the
+# package is not installed when this scenario ends.
+set -u
+. /mnt/host/lab/lib.sh
+lab_begin
+sysctls
+
+# -------------------------------------------------------------- install ----
+say "install"
+# An earlier scenario of this boot (tcp) may have installed it: start from
+# a purged package.  (The runner reports a package already in the image.)
+if installed; then
+    fact purged_first "installed by an earlier scenario"
+    run 300 env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o Dpkg::Use-Pty=0 wlanfair
+fi
+check not-installed-before "wlanfair is still installed: $(dpkg-query -W wlanfair 2>&1)" eval '! installed'
+check sysctls-before-install "$(sysctls | tr '\n' ' ')" sysctls_at_baseline
+check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+fact version "$(dpkg-query -W -f='${Version}' wlanfair 2>/dev/null)"
+check unit-enabled "is-enabled: $(systemctl is-enabled $UNIT 2>&1)" \
+    test "$(systemctl is-enabled $UNIT 2>&1)" = enabled
+
+# postinst starts the unit ('deb-systemd-invoke start').  The runner waited
+# for boot to finish, so this should not race with boot; if the unit is not
+# active all the same, start it, and record that it took our help.
+if wait_until 30 unit_active; then
+    fact started_by_postinst yes
+else
+    fact started_by_postinst "no ($(unit_prop ActiveState)/$(unit_prop SubState))"
+    run 120 systemctl start $UNIT
+fi
+unit_state
+check unit-active "is-active: $(systemctl is-active $UNIT 2>&1); $(journal_unit | tail -3 | tr '\n' ' ')" unit_active
+# A start that failed and was retried by Restart=on-failure would still end
+# up "active": the first start must have worked.
+check unit-started-first-time "NRestarts=$(unit_prop NRestarts)" test "$(unit_prop NRestarts)" = 0
+# The unit as packaged, with no drop-in (the /sys/fs/bpf/wlanfair fix is in
+# the shipped unit itself).
+fact drop_in_paths "$(unit_prop DropInPaths)"
+dropins=$(unit_prop DropInPaths | tr ' ' '\n' | grep -F "/$UNIT.d/")
+check unit-without-drop-in "drop-ins of the unit: $dropins" test -z "$dropins"
+fact unit_file "$(unit_prop FragmentPath)"
+systemctl cat $UNIT | grep -E '^(ExecStartPre|ReadWritePaths|ProtectKernelTunables)='
+journal_unit | tail -8
+state_dump
+
+# ------------------------------------------------------- while it runs ----
+say "service active: congestion controls, sysctls, pins"
+check active-registers-ccs "available: $(avail)" has_ackloss_ccs
+check active-keeps-default-and-allowed "default: $(dflt); allowed: $(allowed)" \
+    test "$(dflt)|$(allowed)" = "$BASE_DEFAULT|$BASE_ALLOWED"
+if kernel_below_6_4; then
+    # Legacy struct_ops maps: pinned so that a crash can be cleaned up.
+    check active-legacy-registration-pinned "$(pins)" test -n "$(ls -A $PINDIR 2>/dev/null)"
+fi
+
+say "systemd-analyze security $UNIT"
+run 180 systemd-analyze security --no-pager $UNIT > "$OUT/security.txt" 2>&1
+tail -1 "$OUT/security.txt"
+exposure=$(grep -o 'Overall exposure level for [^:]*: [0-9.]* [A-Z]*' "$OUT/security.txt" | awk '{print $(NF-1), $NF}')
+if [ -n "$exposure" ]; then
+    fact security_exposure "$exposure"
+    pass security-exposure-recorded
+else
+    fail security-exposure-recorded "no exposure level in systemd-analyze output (security.txt)"
+fi
+
+# --------------------------------------------------------------- remove ----
+say "apt-get remove -y wlanfair (service running)"
+run 300 env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o Dpkg::Use-Pty=0 wlanfair
+rc=$?
+check remove "apt-get remove exit status $rc" test $rc = 0
+state_dump
+unit_files() {   # the unit itself, wherever a package or an admin may put it
+    ls -d /lib/systemd/system/$UNIT /usr/lib/systemd/system/$UNIT \
+        /etc/systemd/system/$UNIT /run/systemd/system/$UNIT 2>/dev/null
+}
+check remove-stops-daemon "$(unit_state) $(pgrep -a wlanfair-tcpd)" \
+    eval '! unit_active && ! pgrep -x wlanfair-tcpd >/dev/null'
+check remove-no-unit-file "$(unit_files | tr '\n' ' ')" test -z "$(unit_files)"
+check remove-no-ackloss-cc "$(sysctls | tr '\n' ' ')" no_ackloss_cc
+check remove-no-pins "$(pins)" pins_empty
+check remove-sysctls-as-before "$(sysctls | tr '\n' ' ')" sysctls_at_baseline
+# Debian keeps conffiles until purge: recorded, not asserted.
+fact etc_wlanfair_after_remove "$(if [ -d /etc/wlanfair ]; then ls -A /etc/wlanfair | tr '\n' ' '; else echo absent; fi)"
+
+# ---------------------------------------------------------------- purge ----
+say "apt-get purge -y wlanfair"
+run 300 env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o Dpkg::Use-Pty=0 wlanfair
+rc=$?
+check purge "apt-get purge exit status $rc" test $rc = 0
+wants=/etc/systemd/system/multi-user.target.wants/$UNIT
+check purge-package-forgotten "dpkg status: $(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair 2>&1)" \
+    eval '! dpkg-query -W wlanfair >/dev/null 2>&1'
+check purge-no-unit-file "$(unit_files | tr '\n' ' ') $(ls -l $wants 2>/dev/null)" \
+    eval 'test -z "$(unit_files)" && ! test -L $wants'
+check purge-no-etc-wlanfair "$(ls -la /etc/wlanfair 2>&1 | tr '\n' ' ')" test ! -e /etc/wlanfair
+check purge-no-ackloss-cc "$(sysctls | tr '\n' ' ')" no_ackloss_cc
+check purge-no-pins "$(pins)" pins_empty
+check purge-sysctls-as-before "$(sysctls | tr '\n' ' ')" sysctls_at_baseline
+fact run_wlanfair_after_purge "$(if [ -d /run/wlanfair ]; then ls -A /run/wlanfair | tr '\n' ' '; else echo absent; fi)"
+state_dump
+journal_unit | tail -6
