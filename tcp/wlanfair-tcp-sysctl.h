@@ -8,11 +8,6 @@ G_BEGIN_DECLS
 #define WF_SYSCTL_DEFAULT_CC "net/ipv4/tcp_congestion_control"
 #define WF_SYSCTL_ALLOWED_CC "net/ipv4/tcp_allowed_congestion_control"
 
-char    *wf_sysctl_read (const char *name,
-                         GError    **error);
-gboolean wf_sysctl_write (const char *name,
-                          const char *value,
-                          GError    **error);
 
 /* The settings wlanfair-tcpd changes, saved under /run before it changes
  * them so that a later instance can undo what a crashed one left. */

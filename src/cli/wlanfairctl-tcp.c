@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wlanfair-sockdiag.h"
+#include "wlanfair-sysctl.h"
 #include "wlanfairctl.h"
 
 #define STATUS_FILE "/run/wlanfair/tcp-status.json"
@@ -48,15 +49,14 @@ collect_conn (const WfSockdiagTcp *s, gpointer data)
   return TRUE;
 }
 
+/* An unreadable sysctl shows as empty rather than failing the status. */
 static char *
 read_sysctl (const char *name)
 {
-  g_autofree char *path = g_build_filename ("/proc/sys/net/ipv4", name, NULL);
-  char *text = NULL;
+  g_autofree char *path = g_strconcat ("net/ipv4/", name, NULL);
+  char *value = wf_sysctl_read (path, NULL);
 
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    return g_strdup ("");
-  return g_strstrip (text);
+  return value ? value : g_strdup ("");
 }
 
 static void
