@@ -11,8 +11,16 @@
 static const WfCliCommand commands[] = {
   { "fairness", "Jain's and the trade-off index of throughputs or a series",
     wf_cli_fairness },
+  { "listen", "Receive hosts' reports: per-host table, Jain and trade-off",
+    wf_cli_listen },
+  { "scan", "The scan guard: status, holds, per-connection policy",
+    wf_cli_scan },
+  { "status", "What this host gets: interfaces, Wi-Fi link, TCP flows",
+    wf_cli_status },
   { "tcp", "The ACK-loss congestion controls: status, counters, connections",
     wf_cli_tcp },
+  { "top", "Live view of interfaces and flows (q to quit)",
+    wf_cli_top },
 };
 
 static void

@@ -20,7 +20,11 @@ typedef struct {
 
 /* One subcommand per file: wlanfairctl-<name>.c */
 int wf_cli_fairness (int argc, char **argv);
+int wf_cli_listen (int argc, char **argv);
+int wf_cli_scan (int argc, char **argv);
+int wf_cli_status (int argc, char **argv);
 int wf_cli_tcp (int argc, char **argv);
+int wf_cli_top (int argc, char **argv);
 
 /* Print "wlanfairctl CMD: message (see --help)" as one line; returns 2. */
 int wf_cli_usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
