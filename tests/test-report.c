@@ -622,6 +622,10 @@ test_parse_utf8 (void)
   g_autofree char *overlong = text_with ("\"hostname\":\"\xc0\xaf\"");
   g_autofree char *surrogate = text_with ("\"hostname\":\"\\ud800\"");
   g_autofree char *escaped_nul = text_with ("\"hostname\":\"a\\u0000b\"");
+  /* json-glib decodes these to invalid UTF-8 (found by fuzzing). */
+  g_autofree char *surrogate_key = text_with ("\"\\ud800es\":1");
+  g_autofree char *surrogate_unknown = text_with ("\"x\":\"\\ud800xy\"");
+  g_autofree char *pair = text_with ("\"x\":\"\\ud83d\\ude00\"");
   g_autofree char *ctrl = text_with ("\"hostname\":\"a\\u001b[2Jb\"");
   g_autofree char *with_nul = text_with ("");
   WfReportReject r;
@@ -636,6 +640,9 @@ test_parse_utf8 (void)
                  r == WF_REPORT_REJECT_FIELD);
   /* json-glib would cut the string at it. */
   g_assert_cmpint (reason_of_text (escaped_nul, NULL), ==, WF_REPORT_REJECT_UTF8);
+  g_assert_cmpint (reason_of_text (surrogate_key, NULL), ==, WF_REPORT_REJECT_UTF8);
+  g_assert_cmpint (reason_of_text (surrogate_unknown, NULL), ==, WF_REPORT_REJECT_UTF8);
+  g_assert_cmpint (reason_of_text (pair, NULL), ==, WF_REPORT_OK);
   /* Terminal escapes never reach a table. */
   g_assert_cmpint (reason_of_text (ctrl, NULL), ==, WF_REPORT_REJECT_FIELD);
   /* A raw NUL byte inside the datagram. */
@@ -697,6 +704,10 @@ test_parse_absurd (void)
     { "\"flows\":[{\"goodput_tx_bps\":1e400}]", WF_REPORT_REJECT_RANGE },
     { "\"flows\":[{\"cwnd\":\"10\"}]", WF_REPORT_REJECT_FIELD },
     { "\"flows_dropped\":3", WF_REPORT_OK },
+    /* Unknown members are not typed, but must be writable back as JSON. */
+    { "\"unknown\":[1e999]", WF_REPORT_REJECT_RANGE },
+    { "\"unknown\":-1e999", WF_REPORT_REJECT_RANGE },
+    { "\"unknown\":1e308", WF_REPORT_OK },
     { "\"ackloss\":[]", WF_REPORT_REJECT_FIELD },
     { "\"hostname\":\"\"", WF_REPORT_REJECT_FIELD },
     { "\"hostname\":7", WF_REPORT_REJECT_FIELD },

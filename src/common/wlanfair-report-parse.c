@@ -473,6 +473,50 @@ json_depth (const char *s, gsize len, int max, gboolean *nul)
   return deepest;
 }
 
+/* Whole-tree checks that typed validation cannot do for unknown members,
+ * which `listen --json` echoes: every member name and string valid UTF-8
+ * (json-glib turns a lone \ud800 escape into invalid UTF-8) and every
+ * number finite (1e999 becomes inf, which no JSON writer can write back).
+ * Both found by the fuzzer. Depth is bounded by MAX_DEPTH. */
+static WfReportReject
+tree_check (JsonNode *n)
+{
+  WfReportReject r = WF_REPORT_OK;
+
+  switch (JSON_NODE_TYPE (n))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter it;
+        const char *name;
+        JsonNode *m;
+
+        json_object_iter_init (&it, json_node_get_object (n));
+        while (r == WF_REPORT_OK && json_object_iter_next (&it, &name, &m))
+          r = g_utf8_validate (name, -1, NULL) ? tree_check (m) : WF_REPORT_REJECT_UTF8;
+        return r;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *a = json_node_get_array (n);
+
+        for (guint i = 0; r == WF_REPORT_OK && i < json_array_get_length (a); i++)
+          r = tree_check (json_array_get_element (a, i));
+        return r;
+      }
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (n) == G_TYPE_STRING &&
+          !g_utf8_validate (json_node_get_string (n), -1, NULL))
+        return WF_REPORT_REJECT_UTF8;
+      if (json_node_get_value_type (n) == G_TYPE_DOUBLE && !isfinite (json_node_get_double (n)))
+        return WF_REPORT_REJECT_RANGE;
+      return WF_REPORT_OK;
+    case JSON_NODE_NULL:
+    default:
+      return WF_REPORT_OK;
+    }
+}
+
 /* `,"mac":"<64 lowercase hex>"}` at the very end. */
 static gboolean
 has_mac_suffix (const guint8 *data, gsize len)
@@ -684,6 +728,17 @@ wf_report_parse (const guint8   *data,
   if (root == NULL || JSON_NODE_TYPE (root) != JSON_NODE_OBJECT)
     {
       fail (&c, WF_REPORT_REJECT_NOT_OBJECT, "not a JSON object");
+      goto out;
+    }
+  switch (tree_check (root))
+    {
+    case WF_REPORT_OK:
+      break;
+    case WF_REPORT_REJECT_UTF8:
+      fail (&c, WF_REPORT_REJECT_UTF8, "a \\u escape decodes to invalid UTF-8");
+      goto out;
+    default:
+      fail (&c, WF_REPORT_REJECT_RANGE, "a number is beyond the double range");
       goto out;
     }
 
