@@ -430,6 +430,40 @@ test_hmac_good (void)
   g_assert_false (v2->authenticated);
 }
 
+/* The worked example of docs/report-protocol.md verifies. */
+static void
+test_hmac_doc_example (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "docs", "report-protocol.md", NULL);
+  g_autofree char *doc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) key = g_bytes_new_static ("wlanfair-example-key-0123456789", 31);
+  g_autoptr(GBytes) wrong = g_bytes_new_static ("wlanfair-example-key-012345678X", 31);
+  g_autoptr(WfReportView) v = NULL;
+  WfReportReject reason;
+  const char *start;
+  char *end;
+  double rx, tx;
+
+  g_file_get_contents (path, &doc, NULL, &error);
+  g_assert_no_error (error);
+  start = strstr (doc, "<!-- example-datagram -->\n```\n");
+  g_assert_nonnull (start);
+  start = strchr (strchr (start, '`'), '\n') + 1;
+  end = strchr (start, '\n');
+  *end = '\0';
+  g_assert_cmpuint (strlen (start), ==, 1307);
+
+  v = wf_report_parse ((const guint8 *) start, strlen (start), key, &reason, &error);
+  g_assert_no_error (error);
+  g_assert_true (v->authenticated);
+  g_assert_cmpstr (v->hostname, ==, "laptop-1");
+  g_assert_true (wf_report_view_goodput (v, &rx, &tx));
+  g_assert_cmpfloat (rx, ==, 19660800.0);
+  g_assert_null (wf_report_parse ((const guint8 *) start, strlen (start), wrong, &reason, NULL));
+  g_assert_cmpint (reason, ==, WF_REPORT_REJECT_BAD_MAC);
+}
+
 /* RFC 4231 test case 2: our HMAC is the standard one. */
 static void
 test_hmac_rfc4231 (void)
@@ -1025,6 +1059,7 @@ main (int argc, char **argv)
   g_test_add_func ("/report/seal/oversized-body-kept", test_seal_oversized_body_kept);
   g_test_add_func ("/report/hmac/good", test_hmac_good);
   g_test_add_func ("/report/hmac/rfc4231", test_hmac_rfc4231);
+  g_test_add_func ("/report/hmac/doc-example", test_hmac_doc_example);
   g_test_add_func ("/report/hmac/bad", test_hmac_bad);
   g_test_add_func ("/report/hmac/missing", test_hmac_missing);
   g_test_add_func ("/report/hmac/key-file", test_hmac_key_file);
