@@ -193,11 +193,11 @@ static void
 test_hostid_systemd (void)
 {
   g_autofree char *out = NULL, *ours = NULL;
+  g_autofree char *prog = g_find_program_in_path ("systemd-id128");
   g_autoptr(GError) error = NULL;
   int status = 0;
 
-  if (!g_file_test ("/etc/machine-id", G_FILE_TEST_EXISTS) ||
-      !g_find_program_in_path ("systemd-id128"))
+  if (!g_file_test ("/etc/machine-id", G_FILE_TEST_EXISTS) || prog == NULL)
     {
       g_test_skip ("no /etc/machine-id or systemd-id128");
       return;
@@ -362,7 +362,8 @@ test_seal_over_capacity (void)
   g_autoptr(JsonObject) body = make_body (5);
   g_autoptr(GError) error = NULL;
   g_autofree char *pad = g_strnfill (WF_REPORT_MAX_SIZE, 'x');
-  WfReportSender *s = wf_report_sender_new (HOST, test_key ());
+  g_autoptr(GBytes) key = test_key ();
+  WfReportSender *s = wf_report_sender_new (HOST, key);
   GBytes *d;
 
   json_object_set_string_member (body, "padding", pad);

@@ -111,6 +111,13 @@ validate (Listen *l)
 
   if (l->port < 1 || l->port > 65535)
     return wf_cli_usage_error ("--port: %d is not a port (1..65535)", l->port);
+  if (l->bind_arg)
+    {
+      g_autoptr(GInetAddress) a = g_inet_address_new_from_string (l->bind_arg);
+
+      if (a == NULL)
+        return wf_cli_usage_error ("--bind: '%s' is not an IPv4 or IPv6 address", l->bind_arg);
+    }
   if (l->capacity_arg &&
       (rc = bad_number ("--capacity", l->capacity_arg, WF_NUMBER_SI | WF_NUMBER_POSITIVE,
                         &l->capacity)))
