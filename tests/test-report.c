@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The report protocol: sealing, parsing and validation, HMAC, replay. */
 #include <errno.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,7 +79,7 @@ seal_body (GBytes *key, guint n_flows, gint64 time_us)
   g_autoptr(GError) error = NULL;
   GBytes *d;
 
-  wf_report_sender_set_hostname (s, "café-host");
+  g_assert_true (wf_report_sender_set_hostname (s, "café-host"));
   d = wf_report_sender_seal_at (s, body, 1.0, time_us, &error);
   g_assert_no_error (error);
   wf_report_sender_free (s);
@@ -298,6 +299,27 @@ test_seal_hostname (void)
   v = parse_bytes (d, NULL, &reason);
   g_assert_nonnull (v);
   g_assert_cmpstr (v->hostname, ==, "café-host");
+
+  /* What receivers would reject is refused at the sender. */
+  {
+    WfReportSender *s = wf_report_sender_new (HOST, NULL);
+    g_autofree char *long_name = g_strnfill (254, 'a');
+    g_autoptr(JsonObject) body = make_body (0);
+    g_autoptr(GError) error = NULL;
+
+    g_assert_false (wf_report_sender_set_hostname (s, ""));
+    g_assert_false (wf_report_sender_set_hostname (s, "a\tb"));
+    g_assert_false (wf_report_sender_set_hostname (s, "caf\xc3"));
+    g_assert_false (wf_report_sender_set_hostname (s, long_name));
+    g_assert_true (wf_report_sender_set_hostname (s, NULL));
+    g_assert_null (wf_report_sender_seal_at (s, body, 0.05, T0, &error));
+    g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+    g_clear_error (&error);
+    g_assert_null (wf_report_sender_seal_at (s, body, NAN, T0, &error));
+    g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+    g_assert_cmpuint (wf_report_sender_get_next_seq (s), ==, 1);
+    wf_report_sender_free (s);
+  }
 }
 
 static void

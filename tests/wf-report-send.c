@@ -100,8 +100,12 @@ main (int argc, char **argv)
   dest = g_inet_socket_address_new (addr, (guint16) port);
 
   sender = wf_report_sender_new (host, key);
-  if (opt_hostname)
-    wf_report_sender_set_hostname (sender, opt_hostname);
+  if (opt_hostname && !wf_report_sender_set_hostname (sender, opt_hostname))
+    {
+      g_printerr ("wf-report-send: --hostname: not a valid host name\n");
+      wf_report_sender_free (sender);
+      return 2;
+    }
   if (opt_target > 0)
     wf_report_sender_set_target_size (sender, opt_target);
   if (opt_period < 0)
