@@ -664,8 +664,17 @@ reject (Listen *l, WfReportReject reason, const char *from, gsize size, const ch
     }
   lim->in_period++;
 
-  g_printerr ("%s: rejected %" G_GSIZE_FORMAT " bytes from %s: %s",
-              g_get_prgname (), size, from, detail);
+  {
+    /* Parser messages may quote a byte of the datagram: no control
+     * characters to the terminal. */
+    g_autofree char *safe = g_strdup (detail);
+
+    for (char *p = safe; *p; p++)
+      if ((guchar) *p < 0x20 || *p == 0x7f)
+        *p = '?';
+    g_printerr ("%s: rejected %" G_GSIZE_FORMAT " bytes from %s: %s",
+                g_get_prgname (), size, from, safe);
+  }
   if (lim->suppressed)
     g_printerr (" (%" G_GUINT64_FORMAT " more '%s' not logged)", lim->suppressed,
                 wf_report_reject_to_string (reason));
