@@ -434,43 +434,93 @@ parse_flow (Check *c, JsonObject *o)
 /* ------------------------------------------------------------------ */
 /* Datagram                                                            */
 
-/* Nesting depth of JSON text, skipping strings; G_MAXINT when above max.
- * *nul: a \u0000 escape, which json-glib would silently cut a string at. */
 static int
-json_depth (const char *s, gsize len, int max, gboolean *nul)
+hex4 (const char *s)
 {
-  int depth = 0, deepest = 0;
+  int v = 0;
+
+  for (int i = 0; i < 4; i++)
+    {
+      int d = g_ascii_xdigit_value (s[i]);
+
+      if (d < 0)
+        return -1;
+      v = v << 4 | d;
+    }
+  return v;
+}
+
+/* Checks the JSON text before json-glib sees it: the nesting depth (its
+ * parser recurses), and every \u escape, because json-glib 1.6 cuts a
+ * string at \u0000, turns a lone surrogate into invalid UTF-8, and leaks
+ * memory on a malformed surrogate pair (found by fuzzing: a remote
+ * attacker could grow the receiver without bound). Only well-formed
+ * escapes reach it. */
+static WfReportReject
+prescan (const char *s, gsize len, const char **why)
+{
+  int depth = 0;
   gboolean in_string = FALSE;
 
-  *nul = FALSE;
   for (gsize i = 0; i < len; i++)
     {
       char ch = s[i];
 
       if (in_string)
         {
-          if (ch == '\\')
-            {
-              if (i + 5 < len && s[i + 1] == 'u' && memcmp (s + i + 2, "0000", 4) == 0)
-                *nul = TRUE;
-              i++;
-            }
-          else if (ch == '"')
+          int v, lo;
+
+          if (ch == '"')
             in_string = FALSE;
+          if (ch != '\\')
+            continue;
+          if (i + 1 >= len || s[i + 1] != 'u')
+            {
+              i++;
+              continue;
+            }
+          if (i + 6 > len || (v = hex4 (s + i + 2)) < 0)
+            {
+              *why = "a \\u escape without 4 hex digits";
+              return WF_REPORT_REJECT_JSON;
+            }
+          i += 5;
+          if (v == 0)
+            {
+              *why = "a string contains \\u0000";
+              return WF_REPORT_REJECT_UTF8;
+            }
+          if (v >= 0xDC00 && v <= 0xDFFF)
+            {
+              *why = "a \\u escape is a lone low surrogate";
+              return WF_REPORT_REJECT_UTF8;
+            }
+          if (v >= 0xD800 && v <= 0xDBFF)
+            {
+              if (i + 7 > len || s[i + 1] != '\\' || s[i + 2] != 'u' ||
+                  (lo = hex4 (s + i + 3)) < 0xDC00 || lo > 0xDFFF)
+                {
+                  *why = "a \\u escape is a lone high surrogate";
+                  return WF_REPORT_REJECT_UTF8;
+                }
+              i += 6;
+            }
           continue;
         }
       if (ch == '"')
         in_string = TRUE;
       else if (ch == '{' || ch == '[')
         {
-          if (++depth > max)
-            return G_MAXINT;
-          deepest = MAX (deepest, depth);
+          if (++depth > MAX_DEPTH)
+            {
+              *why = "nested deeper than " G_STRINGIFY (MAX_DEPTH);
+              return WF_REPORT_REJECT_JSON;
+            }
         }
       else if (ch == '}' || ch == ']')
         depth--;
     }
-  return deepest;
+  return WF_REPORT_OK;
 }
 
 /* Whole-tree checks that typed validation cannot do for unknown members,
@@ -662,7 +712,7 @@ wf_report_parse (const guint8   *data,
   g_autoptr(GError) json_error = NULL;
   g_autofree char *text = NULL;
   Check c = { WF_REPORT_OK, NULL, "" };
-  gboolean signed_ = FALSE, nul = FALSE;
+  gboolean signed_ = FALSE;
   gsize text_len;
 
   if (len == 0)
@@ -708,16 +758,16 @@ wf_report_parse (const guint8   *data,
         }
     }
 
-  if (json_depth (text, text_len, MAX_DEPTH, &nul) > MAX_DEPTH)
-    {
-      fail (&c, WF_REPORT_REJECT_JSON, "nested deeper than %d", MAX_DEPTH);
-      goto out;
-    }
-  if (nul)
-    {
-      fail (&c, WF_REPORT_REJECT_UTF8, "a string contains \\u0000");
-      goto out;
-    }
+  {
+    const char *why = NULL;
+    WfReportReject r = prescan (text, text_len, &why);
+
+    if (r != WF_REPORT_OK)
+      {
+        fail (&c, r, "%s", why);
+        goto out;
+      }
+  }
   parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, text, (gssize) text_len, &json_error))
     {
