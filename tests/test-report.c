@@ -745,6 +745,23 @@ test_parse_not_object (void)
   g_assert_cmpint (reason_of_text ("{", NULL), ==, WF_REPORT_REJECT_JSON);
   g_assert_cmpint (reason_of_text ("GET / HTTP/1.0\r\n\r\n", NULL), ==, WF_REPORT_REJECT_JSON);
   g_assert_cmpint (reason_of_text ("   ", NULL), !=, WF_REPORT_OK);
+  /* json-glib takes several roots (and leaks all but the last): one
+   * object and nothing after it (found by fuzzing). */
+  {
+    g_autofree char *ok = text_with ("");
+    g_autofree char *two = g_strconcat (ok, "{\"a\":1}", NULL);
+    g_autofree char *before = g_strconcat ("[[]]", ok, NULL);
+    g_autofree char *trailing = g_strconcat (ok, " x", NULL);
+    g_autofree char *ws = g_strconcat (" \n", ok, " \r\n\t", NULL);
+    g_autofree char *raw_ctl = text_with ("\"x\":\"a\x15" "b\"");
+
+    g_assert_cmpint (reason_of_text (two, NULL), ==, WF_REPORT_REJECT_JSON);
+    g_assert_cmpint (reason_of_text (before, NULL), ==, WF_REPORT_REJECT_NOT_OBJECT);
+    g_assert_cmpint (reason_of_text (trailing, NULL), ==, WF_REPORT_REJECT_JSON);
+    g_assert_cmpint (reason_of_text (ws, NULL), ==, WF_REPORT_OK);
+    g_assert_cmpint (reason_of_text (raw_ctl, NULL), ==, WF_REPORT_REJECT_JSON);
+    g_assert_cmpint (reason_of_text ("{}]", NULL), ==, WF_REPORT_REJECT_JSON);
+  }
 }
 
 static void

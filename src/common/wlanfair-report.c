@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Report envelope, version 1: host id, sealing with an optional
  * HMAC-SHA256 over the exact datagram bytes, pre-shared key files.
- * The receiver side is in wlanfair-report-parse.c. Format:
+ * The receiver side is in wlanfair-report-parse.c and
+ * wlanfair-report-replay.c. Format:
  * docs/report-protocol.md. */
 #include "wlanfair-report.h"
 
