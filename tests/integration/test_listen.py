@@ -305,9 +305,14 @@ class ListenTest(unittest.TestCase):
         cases = {
             "empty": [b""],
             "oversized": [b"{" + b" " * 9000 + b"}", sign(python_report(HOST_B, 2, pad="x" * 8200))],
-            "utf8": [b'{"wlanfair_report":1,"hostname":"\xff"}', valid[:40] + b"\xc3" + valid[41:]],
+            "utf8": [b'{"wlanfair_report":1,"hostname":"\xff"}', valid[:40] + b"\xc3" + valid[41:],
+                     # json-glib leaks on a malformed surrogate pair (ASan build: exit 23)
+                     sign(python_report(HOST_B, 9).replace(b'"flows_total":1',
+                                                          b'"x":"\\ud800\\ud800","flows_total":1'))],
             "unsigned": [valid[:len(valid) // 2], b"GET / HTTP/1.1\r\n\r\n"],
-            "json": [sign(b"{not json}")],
+            "json": [sign(b"{not json}"),
+                     # two roots: json-glib takes them and leaks the first
+                     sign(python_report(HOST_B, 10) + b'{"a":1}')],
             "version": [sign(python_report(HOST_B, 3).replace(b'"wlanfair_report":1', b'"wlanfair_report":2'))],
             "range": [sign(python_report(HOST_B, 4).replace(b'"signal_dbm":-50', b'"signal_dbm":-500')),
                       sign(python_report(HOST_B, 5, flows_total=-1)),
