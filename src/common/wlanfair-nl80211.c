@@ -339,6 +339,8 @@ wf_nl80211_new (GError **error)
       g_free (nl);
       return NULL;
     }
+  /* Replies only: an ACK left unread would answer the next request. */
+  nl_socket_disable_auto_ack (nl->sk);
   err = genl_connect (nl->sk);
   if (err >= 0)
     err = nl->family = genl_ctrl_resolve (nl->sk, NL80211_GENL_NAME);

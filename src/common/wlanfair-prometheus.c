@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <glib/gstdio.h>
@@ -92,7 +93,12 @@ emit (Out *out, const char *name, const char *labels, double value)
   g_string_append (f->samples, name);
   if (labels && *labels)
     g_string_append_printf (f->samples, "{%s}", labels);
-  g_string_append_printf (f->samples, " %s\n", g_ascii_dtostr (num, sizeof num, value));
+  /* Whole numbers (counters) exactly; others with 15 digits, so that
+   * 2500 us reads 0.0025 and not 0.0025000000000000001. */
+  if (value == floor (value) && fabs (value) < 9.2e18)
+    g_string_append_printf (f->samples, " %" G_GINT64_FORMAT "\n", (gint64) value);
+  else
+    g_string_append_printf (f->samples, " %s\n", g_ascii_formatd (num, sizeof num, "%.15g", value));
 }
 
 static gboolean

@@ -104,6 +104,9 @@ wf_route_new (GError **error)
       g_free (route);
       return NULL;
     }
+  /* One reply per request, no ACK after it: an ACK left unread would be
+   * taken for the next request's answer. */
+  nl_socket_disable_auto_ack (route->sk);
   route->egress = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return route;
 }
