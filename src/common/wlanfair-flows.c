@@ -89,17 +89,22 @@ score (const WfFlow *flow)
   return flow->has_goodput ? flow->goodput_tx_bps + flow->goodput_rx_bps : -1;
 }
 
-/* Insertion into the sorted, bounded top list: most flows are rejected
- * by one comparison with the last entry. */
+/* Would a flow of this score enter the top list? Most flows are rejected
+ * by one comparison with the last entry, before anything is copied. */
+static gboolean
+makes_top (WfFlows *f, double s)
+{
+  return f->top_n > 0 && (f->n_top < f->top_n || s > score (&f->top[f->n_top - 1]));
+}
+
+/* Insertion into the sorted, bounded top list. */
 static void
 offer_top (WfFlows *f, const WfFlow *flow)
 {
   double s = score (flow);
   guint i;
 
-  if (f->top_n == 0)
-    return;
-  if (f->n_top == f->top_n && s <= score (&f->top[f->n_top - 1]))
+  if (!makes_top (f, s))
     return;
   i = f->n_top < f->top_n ? f->n_top++ : f->n_top - 1;
   while (i > 0 && score (&f->top[i - 1]) < s)
@@ -121,7 +126,7 @@ delta (guint64 prev, guint64 cur)
 void
 wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
 {
-  WfFlow flow = { .sock = *sock };
+  WfFlow flow;
   Slot *slot = NULL;
   gboolean fresh = FALSE;
 
@@ -145,6 +150,8 @@ wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
       slot->e.ifindex = f->route ? f->route (sock, f->route_data) : 0;
       slot->e.route_gen = f->route_gen;
     }
+  flow.has_goodput = FALSE;
+  flow.goodput_tx_bps = flow.goodput_rx_bps = 0;
   flow.ifindex = slot ? slot->e.ifindex
                       : (sock->ifindex ? (int) sock->ifindex
                                        : (f->route ? f->route (sock, f->route_data) : 0));
@@ -181,7 +188,11 @@ wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
       sum->tx += flow.goodput_tx_bps;
       sum->rx += flow.goodput_rx_bps;
     }
-  offer_top (f, &flow);
+  if (makes_top (f, score (&flow)))
+    {
+      flow.sock = *sock;
+      offer_top (f, &flow);
+    }
 }
 
 static gboolean
