@@ -92,9 +92,16 @@ parse_enum (const char *key, const char *text, const char * const *names,
         *out = i;
         return TRUE;
       }
-  g_autofree char *list = g_strjoinv (", ", (char **) names);
-  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-               "%s '%s' is not one of %s", key, text, list);
+  {
+    /* "a, b or c" */
+    g_autoptr(GString) list = g_string_new (NULL);
+    guint n = g_strv_length ((char **) names);
+
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf (list, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+    g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                 "%s '%s' is invalid: expected %s", key, text, list->str);
+  }
   return FALSE;
 }
 
