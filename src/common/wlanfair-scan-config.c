@@ -325,6 +325,7 @@ wf_scan_config_load (WfScanConfig *c, const char *path, gboolean must_exist,
       g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", dir_path);
       return FALSE;
     }
+  g_clear_error (&local);
   while (dir && (name = g_dir_read_name (dir)))
     if (g_str_has_suffix (name, ".conf") && name[0] != '.')
       g_ptr_array_add (files, g_build_filename (dir_path, name, NULL));
