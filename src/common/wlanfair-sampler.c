@@ -31,6 +31,7 @@ struct _WfSampler {
   WfRoute         *route;
   WfFlows         *flows;
   WfNl80211       *nl;
+  WfScanCount     *scans;
   gint64           nl_next_try_us;
   gboolean         nl_logged;
   GHashTable      *prev;       /* ifindex → Prev */
@@ -111,6 +112,12 @@ wf_sampler_network_changed (WfSampler *s)
     wf_route_flush (s->route);
   wf_flows_invalidate_routes (s->flows);
   s->nl_next_try_us = 0;
+}
+
+void
+wf_sampler_set_scans (WfSampler *s, WfScanCount *scans)
+{
+  s->scans = scans;
 }
 
 GArray *
@@ -235,6 +242,24 @@ iface_json (WfSampler *s, const WfLinkStats *st, const WfWifiLink *wifi, gint64 
     }
   if (wifi && wifi->is_station && wifi->connected)
     json_object_set_object_member (o, "station", station_json (wifi));
+  if (wifi && s->scans)
+    {
+      /* Counting runs: nothing seen is a real zero here. */
+      static const WfScanCounts none;
+      const WfScanCounts *c = wf_scancount_get (s->scans, st->ifindex);
+      JsonObject *j = json_object_new ();
+
+      c = c ? c : &none;
+      json_object_set_int_member (j, "count", (gint64) c->count);
+      json_object_set_int_member (j, "duration_ms", (gint64) c->duration_ms);
+      json_object_set_int_member (j, "single_ssid", (gint64) c->single_ssid);
+      json_object_set_int_member (j, "wildcard", (gint64) c->wildcard);
+      json_object_set_int_member (j, "passive", (gint64) c->passive);
+      json_object_set_int_member (j, "multi_ssid", (gint64) c->multi_ssid);
+      json_object_set_int_member (j, "aborted", (gint64) c->aborted);
+      json_object_set_boolean_member (j, "in_progress", c->in_progress);
+      json_object_set_object_member (o, "scans", j);
+    }
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <json-glib/json-glib.h>
 
 #include "wlanfair-route.h"
+#include "wlanfair-scancount.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +39,11 @@ JsonObject *wf_sampler_sample (WfSampler *sampler);
 
 /* Links or routes changed: look routes up again, retry nl80211. */
 void        wf_sampler_network_changed (WfSampler *sampler);
+
+/* Scan counters to report per Wi-Fi interface (borrowed; NULL: none, the
+ * "scans" key is then absent). */
+void        wf_sampler_set_scans (WfSampler   *sampler,
+                                  WfScanCount *scans);
 
 /* Interfaces of the last sample (Wi-Fi ones first), for the default
  * destination; and the shared route socket. */

@@ -32,6 +32,8 @@ typedef struct {
   WfReportdSend    *send;
   WfReportdChannel *channel;
   WfNetwatch       *netwatch;
+  WfScanCount      *scans;
+  gboolean          scans_logged;
   char             *textfile_dir;
   gboolean          textfile_default;
   gboolean          textfile_missing_logged;
@@ -48,11 +50,33 @@ sampler_log (GLogLevelFlags level, const char *key, const char *message, gpointe
   wf_ratelimit_log (d->rl, level, key, message);
 }
 
+/* Scan counts need the nl80211 scan multicast group; without cfg80211
+ * the "scans" key stays absent. Tried again when links change (a Wi-Fi
+ * driver loaded later). */
+static void
+try_scans (Reportd *d)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (d->scans)
+    return;
+  d->scans = wf_scancount_new (&error);
+  if (d->scans)
+    {
+      g_message ("counting nl80211 scans");
+      wf_sampler_set_scans (d->sampler, d->scans);
+    }
+  else if (!d->scans_logged)
+    g_message ("no scan counts: %s", error->message);
+  d->scans_logged = TRUE;
+}
+
 static void
 network_changed (gpointer data)
 {
   Reportd *d = data;
 
+  try_scans (d);
   wf_sampler_network_changed (d->sampler);
   if (d->send)
     wf_reportd_send_network_changed (d->send);
@@ -203,6 +227,7 @@ setup (Reportd *d, GError **error)
   g_autoptr(GError) local = NULL;
 
   d->sampler = wf_sampler_new (&sc, sampler_log, d);
+  try_scans (d);
   if (c->send)
     {
       g_autofree char *host_id = wf_report_host_id (d->options->machine_id, error);
@@ -293,6 +318,7 @@ out:
   wf_reportd_send_free (d.send);
   wf_report_sender_free (d.sender);
   wf_sampler_free (d.sampler);
+  wf_scancount_free (d.scans);
   wf_ratelimit_free (d.rl);
   g_free (d.textfile_dir);
   g_main_loop_unref (d.loop);
