@@ -1,11 +1,957 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* wlanfairctl listen: placeholder until its issue lands. */
+/* wlanfairctl listen: receive the hosts' reports (docs/report-protocol.md)
+ * on one dual-stack UDP socket and show them as one live table, with
+ * Jain's and the trade-off index across hosts. Any datagram is hostile:
+ * it is validated, replay-checked, counted by reason and dropped. */
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+#include <glib-unix.h>
+
+#include "wlanfair-error.h"
+#include "wlanfair-fairness.h"
+#include "wlanfair-number.h"
+#include "wlanfair-report.h"
 #include "wlanfairctl.h"
+
+/* Recv buffer: any UDP datagram fits, so oversized ones are seen whole. */
+#define RECV_BUF 65536
+/* Datagrams handled per wake-up before the refresh gets a turn. */
+#define RECV_BATCH 256
+/* Rejection log lines per reason per LOG_PERIOD. */
+#define LOG_BURST 5
+#define LOG_PERIOD (10 * G_USEC_PER_SEC)
+
+typedef enum { DIR_TOTAL, DIR_RX, DIR_TX } Direction;
+
+typedef struct {
+  WfReportView *view;
+  char          from[64];
+  gint64        seen_mono;
+  guint64       reports;
+} Row;
+
+typedef struct {
+  gint64  period_start;
+  guint   in_period;
+  guint64 suppressed;
+} LogLimit;
+
+typedef struct {
+  /* options */
+  int       port;
+  char     *bind_arg;
+  char     *key_path;
+  char     *capacity_arg;
+  char     *alpha_arg;
+  char     *duration_arg;
+  char     *window_arg;
+  char     *direction_arg;
+  int       expire;
+  int       max_hosts;
+  int       count;
+  gboolean  once;
+  gboolean  json;
+
+  double    capacity;   /* 0: none */
+  double    alpha;
+  double    duration;   /* 0: none */
+  double    window;
+  Direction direction;
+
+  /* state */
+  GBytes         *key;
+  GSocket        *sock;
+  char            bound[80];
+  WfReportReplay *replay;
+  GHashTable     *rows;   /* host id -> Row */
+  GMainLoop      *loop;
+  guint8         *buf;
+  guint64         received, accepted;
+  guint64         rejected[WF_REPORT_REJECT_N];
+  LogLimit        limits[WF_REPORT_REJECT_N];
+  gboolean        tty;
+} Listen;
+
+static void
+row_free (gpointer data)
+{
+  Row *r = data;
+
+  wf_report_view_free (r->view);
+  g_free (r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+
+static int
+bad_number (const char *option, const char *text, WfNumberFlags flags, double *out)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (wf_number_parse (text, flags, out, &error))
+    return WF_EXIT_OK;
+  return wf_cli_usage_error ("%s: %s", option, error->message);
+}
+
+static int
+validate (Listen *l)
+{
+  int rc;
+
+  if (l->port < 1 || l->port > 65535)
+    return wf_cli_usage_error ("--port: %d is not a port (1..65535)", l->port);
+  if (l->bind_arg)
+    {
+      g_autoptr(GInetAddress) a = g_inet_address_new_from_string (l->bind_arg);
+
+      if (a == NULL)
+        return wf_cli_usage_error ("--bind: '%s' is not an IPv4 or IPv6 address", l->bind_arg);
+    }
+  if (l->capacity_arg &&
+      (rc = bad_number ("--capacity", l->capacity_arg, WF_NUMBER_SI | WF_NUMBER_POSITIVE,
+                        &l->capacity)))
+    return rc;
+  if (l->alpha_arg &&
+      (rc = bad_number ("--alpha", l->alpha_arg, WF_NUMBER_NONNEG, &l->alpha)))
+    return rc;
+  if (l->alpha_arg && !l->capacity_arg)
+    return wf_cli_usage_error ("--alpha needs --capacity");
+  if (l->duration_arg &&
+      (rc = bad_number ("--duration", l->duration_arg, WF_NUMBER_POSITIVE, &l->duration)))
+    return rc;
+  if (l->window_arg &&
+      (rc = bad_number ("--window", l->window_arg, WF_NUMBER_POSITIVE, &l->window)))
+    return rc;
+  if (l->window > 86400)
+    return wf_cli_usage_error ("--window: at most 86400 seconds");
+  if (l->expire < 1 || l->expire > 1000)
+    return wf_cli_usage_error ("--expire: %d is not 1..1000 intervals", l->expire);
+  if (l->max_hosts < 1 || l->max_hosts > 1000000)
+    return wf_cli_usage_error ("--max-hosts: %d is not 1..1000000", l->max_hosts);
+  if (l->count < 0)
+    return wf_cli_usage_error ("--count: %d is negative", l->count);
+  if (l->once && l->count > 0)
+    return wf_cli_usage_error ("--once and --count exclude each other");
+  if (l->once)
+    l->count = 1;
+  if (l->direction_arg == NULL || g_str_equal (l->direction_arg, "total"))
+    l->direction = DIR_TOTAL;
+  else if (g_str_equal (l->direction_arg, "rx"))
+    l->direction = DIR_RX;
+  else if (g_str_equal (l->direction_arg, "tx"))
+    l->direction = DIR_TX;
+  else
+    return wf_cli_usage_error ("--direction: '%s' is not rx, tx or total", l->direction_arg);
+  return WF_EXIT_OK;
+}
+
+static const char *
+direction_name (Direction d)
+{
+  return d == DIR_RX ? "rx" : d == DIR_TX ? "tx" : "total";
+}
+
+/* ------------------------------------------------------------------ */
+/* Socket                                                              */
+
+static gboolean
+open_socket (Listen *l, GError **error)
+{
+  g_autoptr(GInetAddress) addr = NULL;
+  g_autoptr(GSocketAddress) sa = NULL;
+  g_autoptr(GError) v6_error = NULL;
+  gboolean dual = FALSE;
+
+  if (l->bind_arg)
+    {
+      addr = g_inet_address_new_from_string (l->bind_arg);
+      if (addr == NULL)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                       "--bind: '%s' is not an IPv4 or IPv6 address", l->bind_arg);
+          return FALSE;
+        }
+      dual = g_inet_address_get_family (addr) == G_SOCKET_FAMILY_IPV6 &&
+             g_inet_address_get_is_any (addr);
+    }
+  else
+    {
+      addr = g_inet_address_new_any (G_SOCKET_FAMILY_IPV6);
+      dual = TRUE;
+    }
+
+  l->sock = g_socket_new (g_inet_address_get_family (addr), G_SOCKET_TYPE_DATAGRAM,
+                          G_SOCKET_PROTOCOL_UDP, &v6_error);
+  if (l->sock == NULL && l->bind_arg == NULL)
+    {
+      /* IPv6 disabled on this host: IPv4 only. */
+      g_clear_object (&addr);
+      addr = g_inet_address_new_any (G_SOCKET_FAMILY_IPV4);
+      dual = FALSE;
+      l->sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+                              G_SOCKET_PROTOCOL_UDP, error);
+    }
+  else if (l->sock == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&v6_error));
+      return FALSE;
+    }
+  if (l->sock == NULL)
+    return FALSE;
+
+  /* One socket for both families: v4-mapped addresses on [::]. */
+  if (dual && !g_socket_set_option (l->sock, IPPROTO_IPV6, IPV6_V6ONLY, 0, error))
+    return FALSE;
+  /* Room for a burst of reports from many hosts; best effort. */
+  g_socket_set_option (l->sock, SOL_SOCKET, SO_RCVBUF, 1 << 20, NULL);
+  g_socket_set_blocking (l->sock, FALSE);
+
+  sa = g_inet_socket_address_new (addr, (guint16) l->port);
+  if (!g_socket_bind (l->sock, sa, FALSE, error))
+    return FALSE;
+  {
+    g_autofree char *a = g_inet_address_to_string (addr);
+
+    g_snprintf (l->bound, sizeof l->bound, "%s%s%s:%d%s",
+                g_inet_address_get_family (addr) == G_SOCKET_FAMILY_IPV6 ? "[" : "", a,
+                g_inet_address_get_family (addr) == G_SOCKET_FAMILY_IPV6 ? "]" : "",
+                l->port, dual ? " (IPv4+IPv6)" : "");
+  }
+  return TRUE;
+}
+
+/* "10.0.0.2:5000" or "[2001:db8::2]:5000"; v4-mapped shown as IPv4. */
+static void
+format_from (GSocketAddress *sa, char *out, gsize size)
+{
+  GInetSocketAddress *isa;
+  GInetAddress *a;
+  g_autofree char *text = NULL;
+
+  if (sa == NULL || !G_IS_INET_SOCKET_ADDRESS (sa))
+    {
+      g_strlcpy (out, "?", size);
+      return;
+    }
+  isa = G_INET_SOCKET_ADDRESS (sa);
+  a = g_inet_socket_address_get_address (isa);
+  if (g_inet_address_get_family (a) == G_SOCKET_FAMILY_IPV6)
+    {
+      const guint8 *b = g_inet_address_to_bytes (a);
+      static const guint8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+      if (memcmp (b, mapped, 12) == 0)
+        {
+          g_snprintf (out, size, "%u.%u.%u.%u:%u", b[12], b[13], b[14], b[15],
+                      g_inet_socket_address_get_port (isa));
+          return;
+        }
+      text = g_inet_address_to_string (a);
+      g_snprintf (out, size, "[%s]:%u", text, g_inet_socket_address_get_port (isa));
+      return;
+    }
+  text = g_inet_address_to_string (a);
+  g_snprintf (out, size, "%s:%u", text, g_inet_socket_address_get_port (isa));
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-host values                                                     */
+
+/* The interface whose radio the row shows: the first with station data,
+ * else the first Wi-Fi one. */
+static const WfReportIface *
+radio_iface (const WfReportView *v)
+{
+  const WfReportIface *wifi = NULL;
+
+  for (guint k = 0; k < v->ifaces->len; k++)
+    {
+      const WfReportIface *i = &g_array_index (v->ifaces, WfReportIface, k);
+
+      if (i->has_station)
+        return i;
+      if (i->wifi && wifi == NULL)
+        wifi = i;
+    }
+  return wifi;
+}
+
+static gboolean
+row_goodput (Listen *l, const Row *r, double *rx, double *tx, double *sel)
+{
+  if (!wf_report_view_goodput (r->view, rx, tx))
+    return FALSE;
+  *sel = l->direction == DIR_RX ? *rx : l->direction == DIR_TX ? *tx : *rx + *tx;
+  return TRUE;
+}
+
+static guint64
+scan_total (const WfReportView *v, gboolean *any)
+{
+  guint64 n = 0;
+
+  *any = FALSE;
+  for (guint k = 0; k < v->ifaces->len; k++)
+    {
+      const WfReportIface *i = &g_array_index (v->ifaces, WfReportIface, k);
+
+      if (i->has_scan_count)
+        {
+          *any = TRUE;
+          n += i->scan_count;
+        }
+    }
+  return n;
+}
+
+/* Rows sorted by host name then id, for a stable table. */
+static gint
+row_compare (gconstpointer a, gconstpointer b)
+{
+  const Row *x = *(Row *const *) a, *y = *(Row *const *) b;
+  int c = g_strcmp0 (x->view->hostname, y->view->hostname);
+
+  return c ? c : strcmp (x->view->host, y->view->host);
+}
+
+static GPtrArray *
+sorted_rows (Listen *l)
+{
+  GPtrArray *rows = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, l->rows);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    g_ptr_array_add (rows, value);
+  g_ptr_array_sort (rows, row_compare);
+  return rows;
+}
+
+typedef struct {
+  guint    n;            /* hosts with goodput */
+  double   sum;
+  gboolean have_jain;
+  double   jain;
+  gboolean have_tradeoff;
+  double   tradeoff;
+  gboolean over;         /* sum above --capacity */
+} Fairness;
+
+static void
+compute_fairness (Listen *l, GPtrArray *rows, Fairness *f)
+{
+  g_autofree double *x = g_new (double, rows->len + 1);
+  double rx, tx;
+
+  memset (f, 0, sizeof *f);
+  for (guint i = 0; i < rows->len; i++)
+    if (row_goodput (l, g_ptr_array_index (rows, i), &rx, &tx, &x[f->n]))
+      f->n++;
+  if (f->n == 0)
+    return;
+  f->sum = wf_fairness_sum (x, f->n);
+  f->have_jain = wf_fairness_jain (x, f->n, &f->jain, NULL);
+  if (l->capacity > 0)
+    {
+      f->over = f->sum > l->capacity * (1 + WF_FAIRNESS_OVER_SLACK);
+      /* Reported goodputs are measurements: a sum a little above an
+       * estimated capacity is noise, the index caps utilisation at 1. */
+      f->have_tradeoff = wf_fairness_tradeoff (x, f->n, l->capacity, l->alpha,
+                                               WF_FAIRNESS_ALLOW_OVER, &f->tradeoff, NULL);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+
+static void
+add_nullable_double (JsonBuilder *b, const char *name, gboolean have, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (have)
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_nullable_int (JsonBuilder *b, const char *name, gboolean have, gint64 v)
+{
+  json_builder_set_member_name (b, name);
+  if (have)
+    json_builder_add_int_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+print_json_line (JsonBuilder *b)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = json_builder_get_root (b);
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (gen, root);
+  text = json_generator_to_data (gen, NULL);
+  printf ("%s\n", text);
+  fflush (stdout);
+}
+
+static void
+add_counters (Listen *l, JsonBuilder *b)
+{
+  guint64 rejected = 0;
+
+  for (int i = 1; i < WF_REPORT_REJECT_N; i++)
+    rejected += l->rejected[i];
+  json_builder_set_member_name (b, "counters");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "received");
+  json_builder_add_int_value (b, (gint64) l->received);
+  json_builder_set_member_name (b, "accepted");
+  json_builder_add_int_value (b, (gint64) l->accepted);
+  json_builder_set_member_name (b, "rejected");
+  json_builder_add_int_value (b, (gint64) rejected);
+  json_builder_set_member_name (b, "by_reason");
+  json_builder_begin_object (b);
+  for (int i = 1; i < WF_REPORT_REJECT_N; i++)
+    {
+      json_builder_set_member_name (b, wf_report_reject_to_string (i));
+      json_builder_add_int_value (b, (gint64) l->rejected[i]);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_host (Listen *l, JsonBuilder *b, const Row *r, gint64 now_mono)
+{
+  const WfReportView *v = r->view;
+  const WfReportIface *w = radio_iface (v);
+  double rx = 0, tx = 0, sel = 0;
+  gboolean have = row_goodput (l, r, &rx, &tx, &sel), any_scans;
+  guint64 scans = scan_total (v, &any_scans);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "host");
+  json_builder_add_string_value (b, v->host);
+  json_builder_set_member_name (b, "hostname");
+  if (v->hostname)
+    json_builder_add_string_value (b, v->hostname);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "from");
+  json_builder_add_string_value (b, r->from);
+  json_builder_set_member_name (b, "authenticated");
+  json_builder_add_boolean_value (b, v->authenticated);
+  json_builder_set_member_name (b, "seq");
+  json_builder_add_int_value (b, (gint64) v->seq);
+  json_builder_set_member_name (b, "boot");
+  json_builder_add_string_value (b, v->boot);
+  json_builder_set_member_name (b, "interval_s");
+  json_builder_add_double_value (b, v->interval_s);
+  json_builder_set_member_name (b, "age_s");
+  json_builder_add_double_value (b, (double) (now_mono - r->seen_mono) / G_USEC_PER_SEC);
+  json_builder_set_member_name (b, "reports");
+  json_builder_add_int_value (b, (gint64) r->reports);
+  add_nullable_double (b, "goodput_rx_bps", have, rx);
+  add_nullable_double (b, "goodput_tx_bps", have, tx);
+  add_nullable_double (b, "goodput_bps", have, sel);
+  json_builder_set_member_name (b, "interface");
+  if (w)
+    json_builder_add_string_value (b, w->name);
+  else
+    json_builder_add_null_value (b);
+  add_nullable_int (b, "signal_dbm", w && w->has_signal, w ? w->signal_dbm : 0);
+  add_nullable_int (b, "tx_mcs", w && w->has_tx_rate && w->tx_rate.has_mcs, w ? w->tx_rate.mcs : 0);
+  add_nullable_int (b, "tx_bitrate_kbps", w && w->has_tx_rate && w->tx_rate.has_bitrate,
+                    w ? w->tx_rate.bitrate_kbps : 0);
+  add_nullable_int (b, "rx_mcs", w && w->has_rx_rate && w->rx_rate.has_mcs, w ? w->rx_rate.mcs : 0);
+  add_nullable_int (b, "rx_bitrate_kbps", w && w->has_rx_rate && w->rx_rate.has_bitrate,
+                    w ? w->rx_rate.bitrate_kbps : 0);
+  add_nullable_int (b, "scans", any_scans, (gint64) MIN (scans, (guint64) G_MAXINT64));
+  json_builder_end_object (b);
+}
+
+static void
+print_table_json (Listen *l, GPtrArray *rows, const Fairness *f, gint64 now_mono)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "event");
+  json_builder_add_string_value (b, "table");
+  json_builder_set_member_name (b, "time_us");
+  json_builder_add_int_value (b, g_get_real_time ());
+  json_builder_set_member_name (b, "hosts");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < rows->len; i++)
+    add_host (l, b, g_ptr_array_index (rows, i), now_mono);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "fairness");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "direction");
+  json_builder_add_string_value (b, direction_name (l->direction));
+  json_builder_set_member_name (b, "n");
+  json_builder_add_int_value (b, f->n);
+  add_nullable_double (b, "sum_bps", f->n > 0, f->sum);
+  add_nullable_double (b, "jain", f->have_jain, f->jain);
+  add_nullable_double (b, "tradeoff", f->have_tradeoff, f->tradeoff);
+  add_nullable_double (b, "capacity_bps", l->capacity > 0, l->capacity);
+  add_nullable_double (b, "alpha", l->capacity > 0, l->alpha);
+  json_builder_set_member_name (b, "over_capacity");
+  json_builder_add_boolean_value (b, f->over);
+  json_builder_end_object (b);
+  add_counters (l, b);
+  json_builder_end_object (b);
+  print_json_line (b);
+}
+
+/* "12.3M" style, bit/s. */
+static char *
+format_bps (gboolean have, double v)
+{
+  static const char *const units[] = { "", "k", "M", "G", "T" };
+  int u = 0;
+
+  if (!have)
+    return g_strdup ("-");
+  while (v >= 1000 && u < 4)
+    {
+      v /= 1000;
+      u++;
+    }
+  return g_strdup_printf (v < 10 && u > 0 ? "%.2f%s" : "%.1f%s", v, units[u]);
+}
+
+/* At most `width` characters of a validated (UTF-8, no control) string. */
+static char *
+clip (const char *s, glong width)
+{
+  if (g_utf8_strlen (s, -1) <= width)
+    return g_strdup (s);
+  return g_utf8_substring (s, 0, width);
+}
+
+static void
+print_table_text (Listen *l, GPtrArray *rows, const Fairness *f, gint64 now_mono)
+{
+  GString *out = g_string_new (NULL);
+  guint64 rejected = 0;
+
+  if (l->tty)
+    g_string_append (out, "\033[H\033[2J");
+  g_string_append_printf (out, "wlanfairctl listen on %s, %s, %u host%s\n", l->bound,
+                          l->key ? "HMAC required" : "no key (unauthenticated)",
+                          rows->len, rows->len == 1 ? "" : "s");
+  g_string_append_printf (out, "%-16s %-22s %9s %9s %7s %4s %8s %6s %6s\n",
+                          "HOST", "FROM", "GOOD-RX", "GOOD-TX", "SIGNAL", "MCS",
+                          "BITRATE", "SCANS", "AGE");
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const Row *r = g_ptr_array_index (rows, i);
+      const WfReportView *v = r->view;
+      const WfReportIface *w = radio_iface (v);
+      double rx = 0, tx = 0, sel;
+      gboolean have = row_goodput (l, r, &rx, &tx, &sel), any_scans;
+      guint64 scans = scan_total (v, &any_scans);
+      g_autofree char *name = clip (v->hostname ? v->hostname : v->host, 16);
+      g_autofree char *grx = format_bps (have, rx), *gtx = format_bps (have, tx);
+      g_autofree char *sig = w && w->has_signal ? g_strdup_printf ("%d", w->signal_dbm) : g_strdup ("-");
+      g_autofree char *mcs = w && w->has_tx_rate && w->tx_rate.has_mcs
+        ? g_strdup_printf ("%d", w->tx_rate.mcs) : g_strdup ("-");
+      g_autofree char *rate = format_bps (w && w->has_tx_rate && w->tx_rate.has_bitrate,
+                                          w ? w->tx_rate.bitrate_kbps * 1000.0 : 0);
+      g_autofree char *sc = any_scans ? g_strdup_printf ("%" G_GUINT64_FORMAT, scans) : g_strdup ("-");
+      int pad = 16 - (int) g_utf8_strlen (name, -1);
+
+      g_string_append_printf (out, "%s%*s %-22s %9s %9s %7s %4s %8s %6s %5.1fs%s\n",
+                              name, pad, "", r->from, grx, gtx, sig, mcs, rate, sc,
+                              (double) (now_mono - r->seen_mono) / G_USEC_PER_SEC,
+                              v->authenticated ? "" : " !");
+    }
+  if (f->n > 0)
+    {
+      g_autofree char *sum = format_bps (TRUE, f->sum);
+
+      g_string_append_printf (out, "fairness over %u host%s (%s goodput, sum %sb/s): jain %.4f",
+                              f->n, f->n == 1 ? "" : "s", direction_name (l->direction),
+                              sum, f->jain);
+      if (f->have_tradeoff)
+        g_string_append_printf (out, "  tradeoff %.4f (capacity %.10g, alpha %g)%s",
+                                f->tradeoff, l->capacity, l->alpha,
+                                f->over ? " over capacity" : "");
+      else
+        g_string_append (out, "  tradeoff - (needs --capacity)");
+      g_string_append_c (out, '\n');
+    }
+  else
+    g_string_append (out, "fairness: no host reports goodput yet\n");
+
+  for (int i = 1; i < WF_REPORT_REJECT_N; i++)
+    rejected += l->rejected[i];
+  g_string_append_printf (out, "received %" G_GUINT64_FORMAT "  accepted %" G_GUINT64_FORMAT
+                          "  rejected %" G_GUINT64_FORMAT, l->received, l->accepted, rejected);
+  for (int i = 1; i < WF_REPORT_REJECT_N; i++)
+    if (l->rejected[i])
+      g_string_append_printf (out, "  %s %" G_GUINT64_FORMAT, wf_report_reject_to_string (i),
+                              l->rejected[i]);
+  g_string_append (out, l->tty ? "\n" : "\n\n");
+  fputs (out->str, stdout);
+  fflush (stdout);
+  g_string_free (out, TRUE);
+}
+
+static void
+refresh (Listen *l)
+{
+  gint64 now = g_get_monotonic_time ();
+  g_autoptr(GPtrArray) rows = NULL;
+  GHashTableIter it;
+  gpointer value;
+  Fairness f;
+
+  /* A host that missed --expire intervals leaves the table (its replay
+   * state stays as long as a replay of its reports could be fresh). */
+  g_hash_table_iter_init (&it, l->rows);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      Row *r = value;
+
+      if (now - r->seen_mono > (gint64) (l->expire * r->view->interval_s * G_USEC_PER_SEC))
+        g_hash_table_iter_remove (&it);
+    }
+
+  rows = sorted_rows (l);
+  compute_fairness (l, rows, &f);
+  if (l->json)
+    print_table_json (l, rows, &f, now);
+  else
+    print_table_text (l, rows, &f, now);
+}
+
+/* ------------------------------------------------------------------ */
+/* Datagrams                                                           */
+
+static void
+reject (Listen *l, WfReportReject reason, const char *from, gsize size, const char *detail)
+{
+  LogLimit *lim = &l->limits[reason];
+  gint64 now = g_get_monotonic_time ();
+
+  l->rejected[reason]++;
+  if (now - lim->period_start >= LOG_PERIOD)
+    {
+      lim->period_start = now;
+      lim->in_period = 0;
+    }
+  if (lim->in_period >= LOG_BURST)
+    {
+      lim->suppressed++;
+      return;
+    }
+  lim->in_period++;
+
+  {
+    /* Parser messages may quote a byte of the datagram: no control
+     * characters to the terminal. */
+    g_autofree char *safe = g_strdup (detail);
+
+    for (char *p = safe; *p; p++)
+      if ((guchar) *p < 0x20 || *p == 0x7f)
+        *p = '?';
+    g_printerr ("%s: rejected %" G_GSIZE_FORMAT " bytes from %s: %s",
+                g_get_prgname (), size, from, safe);
+  }
+  if (lim->suppressed)
+    g_printerr (" (%" G_GUINT64_FORMAT " more '%s' not logged)", lim->suppressed,
+                wf_report_reject_to_string (reason));
+  g_printerr ("\n");
+
+  if (l->json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "event");
+      json_builder_add_string_value (b, "reject");
+      json_builder_set_member_name (b, "time_us");
+      json_builder_add_int_value (b, g_get_real_time ());
+      json_builder_set_member_name (b, "from");
+      json_builder_add_string_value (b, from);
+      json_builder_set_member_name (b, "size");
+      json_builder_add_int_value (b, (gint64) size);
+      json_builder_set_member_name (b, "reason");
+      json_builder_add_string_value (b, wf_report_reject_to_string (reason));
+      json_builder_set_member_name (b, "detail");
+      /* The detail may quote hostile text; the JSON writer escapes it. */
+      json_builder_add_string_value (b, g_utf8_validate (detail, -1, NULL) ? detail : "?");
+      json_builder_set_member_name (b, "suppressed");
+      json_builder_add_int_value (b, (gint64) lim->suppressed);
+      json_builder_end_object (b);
+      print_json_line (b);
+    }
+  lim->suppressed = 0;
+}
+
+static void
+print_report_json (Listen *l, const Row *r)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) body = json_node_new (JSON_NODE_OBJECT);
+  double rx = 0, tx = 0;
+  gboolean have = wf_report_view_goodput (r->view, &rx, &tx);
+
+  json_node_set_object (body, r->view->body);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "event");
+  json_builder_add_string_value (b, "report");
+  json_builder_set_member_name (b, "time_us");
+  json_builder_add_int_value (b, g_get_real_time ());
+  json_builder_set_member_name (b, "from");
+  json_builder_add_string_value (b, r->from);
+  json_builder_set_member_name (b, "host");
+  json_builder_add_string_value (b, r->view->host);
+  json_builder_set_member_name (b, "seq");
+  json_builder_add_int_value (b, (gint64) r->view->seq);
+  json_builder_set_member_name (b, "authenticated");
+  json_builder_add_boolean_value (b, r->view->authenticated);
+  add_nullable_double (b, "goodput_rx_bps", have, rx);
+  add_nullable_double (b, "goodput_tx_bps", have, tx);
+  json_builder_set_member_name (b, "report");
+  json_builder_add_value (b, g_steal_pointer (&body));
+  json_builder_end_object (b);
+  print_json_line (b);
+}
+
+static void
+handle (Listen *l, const guint8 *data, gsize size, const char *from)
+{
+  g_autoptr(GError) error = NULL;
+  WfReportReject reason = WF_REPORT_OK;
+  WfReportView *v;
+  Row *r;
+
+  l->received++;
+  v = wf_report_parse (data, size, l->key, &reason, &error);
+  if (v == NULL)
+    {
+      reject (l, reason, from, size, error ? error->message : "?");
+      return;
+    }
+  reason = wf_report_replay_check (l->replay, v, g_get_real_time (), &error);
+  if (reason != WF_REPORT_OK)
+    {
+      reject (l, reason, from, size, error ? error->message : "?");
+      wf_report_view_free (v);
+      return;
+    }
+
+  r = g_hash_table_lookup (l->rows, v->host);
+  if (r == NULL)
+    {
+      /* Rows can outlive the replay state with a long --expire: bound
+       * them too, the longest silent one goes. */
+      if (g_hash_table_size (l->rows) >= (guint) l->max_hosts)
+        {
+          GHashTableIter it;
+          gpointer key, value;
+          const char *oldest = NULL;
+          gint64 oldest_seen = G_MAXINT64;
+
+          g_hash_table_iter_init (&it, l->rows);
+          while (g_hash_table_iter_next (&it, &key, &value))
+            if (((Row *) value)->seen_mono < oldest_seen)
+              {
+                oldest_seen = ((Row *) value)->seen_mono;
+                oldest = key;
+              }
+          if (oldest)
+            g_hash_table_remove (l->rows, oldest);
+        }
+      r = g_new0 (Row, 1);
+      g_hash_table_insert (l->rows, g_strdup (v->host), r);
+    }
+  wf_report_view_free (r->view);
+  r->view = v;
+  g_strlcpy (r->from, from, sizeof r->from);
+  r->seen_mono = g_get_monotonic_time ();
+  r->reports++;
+  l->accepted++;
+
+  if (l->json)
+    print_report_json (l, r);
+  if (l->count > 0 && l->accepted >= (guint64) l->count)
+    g_main_loop_quit (l->loop);
+}
+
+static gboolean
+on_readable (GSocket *sock, GIOCondition cond, gpointer data)
+{
+  Listen *l = data;
+
+  for (int i = 0; i < RECV_BATCH && g_main_loop_is_running (l->loop); i++)
+    {
+      g_autoptr(GSocketAddress) sa = NULL;
+      g_autoptr(GError) error = NULL;
+      char from[64];
+      gssize n;
+
+      n = g_socket_receive_from (sock, &sa, (char *) l->buf, RECV_BUF, NULL, &error);
+      if (n < 0)
+        {
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            /* ICMP errors and the like are per datagram: go on. */
+            g_debug ("receive: %s", error->message);
+          break;
+        }
+      format_from (sa, from, sizeof from);
+      handle (l, l->buf, (gsize) n, from);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_tick (gpointer data)
+{
+  refresh (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  g_main_loop_quit (((Listen *) data)->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_duration (gpointer data)
+{
+  Listen *l = data;
+
+  g_main_loop_quit (l->loop);
+  return G_SOURCE_CONTINUE; /* removed by the caller of the loop */
+}
 
 int
 wf_cli_listen (int argc, char **argv)
 {
-  return wf_cli_fail ("'listen' is not available in this build yet");
+  Listen l = {
+    .port = WF_REPORT_PORT, .expire = 5, .max_hosts = WF_REPORT_REPLAY_MAX_HOSTS,
+    .alpha = 1.0, .window = 30,
+  };
+  g_autofree char *help = g_strdup_printf (
+    "Receives wlanfair reports (UDP port %d by default, IPv4 and IPv6) and shows\n"
+    "every host's goodput, signal, MCS, bitrate and scans with Jain's index and\n"
+    "the trade-off index across hosts. Rejected datagrams are counted by reason.\n"
+    "See wlanfairctl-listen(1) and docs/report-protocol.md.", WF_REPORT_PORT);
+  const GOptionEntry entries[] = {
+    { "port", 'p', 0, G_OPTION_ARG_INT, &l.port, "UDP port (default 7455)", "P" },
+    { "bind", 'b', 0, G_OPTION_ARG_STRING, &l.bind_arg,
+      "Local address (default [::], IPv4 and IPv6)", "ADDR" },
+    { "key", 'k', 0, G_OPTION_ARG_FILENAME, &l.key_path,
+      "Pre-shared key file: accept only reports with a valid HMAC", "FILE" },
+    { "capacity", 'c', 0, G_OPTION_ARG_STRING, &l.capacity_arg,
+      "Capacity in bit/s (SI suffixes) for the trade-off index", "C" },
+    { "alpha", 'a', 0, G_OPTION_ARG_STRING, &l.alpha_arg,
+      "Trade-off exponent (default 1)", "A" },
+    { "direction", 0, 0, G_OPTION_ARG_STRING, &l.direction_arg,
+      "Goodput the indices use: rx, tx or total (default)", "DIR" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &l.json,
+      "One JSON object per line: each report, rejection and refresh", NULL },
+    { "once", '1', 0, G_OPTION_ARG_NONE, &l.once, "Exit after the first accepted report", NULL },
+    { "count", 'n', 0, G_OPTION_ARG_INT, &l.count, "Exit after N accepted reports", "N" },
+    { "duration", 'd', 0, G_OPTION_ARG_STRING, &l.duration_arg, "Exit after S seconds", "S" },
+    { "expire", 0, 0, G_OPTION_ARG_INT, &l.expire,
+      "Drop a host from the table after N missed intervals (default 5)", "N" },
+    { "window", 0, 0, G_OPTION_ARG_STRING, &l.window_arg,
+      "Accepted clock difference in seconds, plus one interval (default 30)", "S" },
+    { "max-hosts", 0, 0, G_OPTION_ARG_INT, &l.max_hosts, "Hosts tracked at most (default 1024)", "N" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSource) src = NULL;
+  guint ids[4] = { 0 };
+  int rc = WF_EXIT_OK;
+
+  g_option_context_set_summary (ctx, help);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
+    goto out;
+  if (argc > 1)
+    {
+      rc = wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
+      goto out;
+    }
+  if ((rc = validate (&l)))
+    goto out;
+
+  if (l.key_path && (l.key = wf_report_load_key (l.key_path, &error)) == NULL)
+    {
+      rc = wf_cli_fail ("%s", error->message);
+      goto out;
+    }
+  if (!open_socket (&l, &error))
+    {
+      rc = wf_cli_fail ("cannot listen on port %d: %s", l.port, error->message);
+      goto out;
+    }
+
+  l.replay = wf_report_replay_new ((gint64) (l.window * G_USEC_PER_SEC), (guint) l.max_hosts);
+  l.rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, row_free);
+  l.loop = g_main_loop_new (NULL, FALSE);
+  l.buf = g_malloc (RECV_BUF);
+  l.tty = !l.json && isatty (STDOUT_FILENO);
+
+  src = g_socket_create_source (l.sock, G_IO_IN, NULL);
+  g_source_set_callback (src, (GSourceFunc) (void (*) (void)) on_readable, &l, NULL);
+  g_source_attach (src, NULL);
+  ids[0] = g_timeout_add (1000, on_tick, &l);
+  if (l.duration > 0)
+    ids[1] = g_timeout_add ((guint) MIN (l.duration * 1000, G_MAXUINT), on_duration, &l);
+  ids[2] = g_unix_signal_add (SIGINT, on_signal, &l);
+  ids[3] = g_unix_signal_add (SIGTERM, on_signal, &l);
+
+  if (!l.json)
+    g_printerr ("%s: listening on %s\n", g_get_prgname (), l.bound);
+  g_main_loop_run (l.loop);
+  /* The final state, for scripts and for --once. */
+  refresh (&l);
+  g_source_destroy (src);
+  for (gsize i = 0; i < G_N_ELEMENTS (ids); i++)
+    if (ids[i])
+      g_source_remove (ids[i]);
+
+out:
+  g_free (l.bind_arg);
+  g_free (l.key_path);
+  g_free (l.capacity_arg);
+  g_free (l.alpha_arg);
+  g_free (l.duration_arg);
+  g_free (l.window_arg);
+  g_free (l.direction_arg);
+  g_free (l.buf);
+  if (l.key)
+    g_bytes_unref (l.key);
+  g_clear_object (&l.sock);
+  wf_report_replay_free (l.replay);
+  if (l.rows)
+    g_hash_table_unref (l.rows);
+  if (l.loop)
+    g_main_loop_unref (l.loop);
+  return rc;
 }

@@ -121,9 +121,10 @@ random_hex (char *out, gsize n_bytes)
 WfReportSender *
 wf_report_sender_new (const char *host_id, GBytes *key)
 {
-  WfReportSender *s = g_new0 (WfReportSender, 1);
+  WfReportSender *s;
 
   g_return_val_if_fail (host_id != NULL, NULL);
+  s = g_new0 (WfReportSender, 1);
   s->host = g_strdup (host_id);
   s->key = key ? g_bytes_ref (key) : NULL;
   s->seq = 1;
@@ -144,14 +145,21 @@ wf_report_sender_free (WfReportSender *s)
   g_free (s);
 }
 
-void
+gboolean
 wf_report_sender_set_hostname (WfReportSender *s, const char *hostname)
 {
   g_free (s->hostname);
   s->hostname = NULL;
-  if (hostname && *hostname && strlen (hostname) <= 253 &&
-      g_utf8_validate (hostname, -1, NULL))
-    s->hostname = g_strdup (hostname);
+  if (hostname == NULL)
+    return TRUE;
+  /* What receivers accept (docs/report-protocol.md), nothing else. */
+  if (*hostname == '\0' || strlen (hostname) > 253 || !g_utf8_validate (hostname, -1, NULL))
+    return FALSE;
+  for (const char *p = hostname; *p; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      return FALSE;
+  s->hostname = g_strdup (hostname);
+  return TRUE;
 }
 
 void
@@ -275,6 +283,14 @@ wf_report_sender_seal_at (WfReportSender *s, JsonObject *body, double interval_s
 
   g_return_val_if_fail (s != NULL && body != NULL, NULL);
 
+  /* Receivers reject anything else: fail here, where it can be fixed. */
+  if (!(interval_s >= 0.1 && interval_s <= 60))
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "interval %g s is outside 0.1..60 s", interval_s);
+      return NULL;
+    }
+
   fnode = json_object_get_member (body, "flows");
   if (fnode && JSON_NODE_HOLDS_ARRAY (fnode))
     {
@@ -326,6 +342,7 @@ GBytes *
 wf_report_load_key (const char *path, GError **error)
 {
   g_autofree guint8 *buf = NULL;
+  GBytes *key;
   struct stat st;
   gssize n;
   gsize len = 0;
@@ -393,7 +410,11 @@ wf_report_load_key (const char *path, GError **error)
                    "key file %s: the key must have %d to %d bytes "
                    "(e.g. openssl rand -hex 32 > %s)",
                    path, WF_REPORT_KEY_MIN, WF_REPORT_KEY_MAX, path);
+      explicit_bzero (buf, WF_REPORT_KEY_MAX + 2);
       return NULL;
     }
-  return g_bytes_new (buf, len);
+  key = g_bytes_new (buf, len);
+  /* No stray copy of the key in freed heap memory. */
+  explicit_bzero (buf, WF_REPORT_KEY_MAX + 2);
+  return key;
 }

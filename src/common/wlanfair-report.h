@@ -45,9 +45,10 @@ WfReportSender *wf_report_sender_new (const char *host_id,
                                       GBytes     *key);
 void wf_report_sender_free (WfReportSender *sender);
 
-/* Optional "hostname" member (NULL: none). Must be valid UTF-8, <= 253 bytes. */
-void wf_report_sender_set_hostname (WfReportSender *sender,
-                                    const char     *hostname);
+/* Optional "hostname" member (NULL: none). FALSE (and none set) unless it
+ * is 1..253 bytes of valid UTF-8 without control characters. */
+gboolean wf_report_sender_set_hostname (WfReportSender *sender,
+                                        const char     *hostname);
 /* Target size in bytes (512 .. WF_REPORT_MAX_SIZE; default
  * WF_REPORT_TARGET_SIZE). Raise it to carry more flows at the price of IP
  * fragmentation. Out-of-range values are clamped. */
@@ -58,7 +59,8 @@ const char *wf_report_sender_get_boot (WfReportSender *sender);
 /* Sequence number the next successful seal uses (starts at 1). */
 guint64 wf_report_sender_get_next_seq (WfReportSender *sender);
 
-/* Adds version, host, hostname, seq, time_us, boot, interval_s and (with a
+/* interval_s must be 0.1..60 (WF_ERROR_INVALID otherwise).
+ * Adds version, host, hostname, seq, time_us, boot, interval_s and (with a
  * key) the mac to a copy of `body` (members of those names in `body` are
  * replaced), serialises it compactly and, if the datagram exceeds the
  * target size, drops the lowest-goodput entries of "flows" (goodput_tx_bps

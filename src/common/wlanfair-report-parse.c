@@ -1,0 +1,974 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Receiver side of the report protocol: one datagram to a validated
+ * WfReportView, and the per-host replay/freshness state. Every input is
+ * hostile: nothing here may abort, and every rejection has a reason. */
+#include "wlanfair-report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "wlanfair-error.h"
+
+/* Our format nests 5 deep (report, interfaces, interface, station, rate);
+ * the limit keeps hostile nesting away from the recursive JSON parser. */
+#define MAX_DEPTH 16
+#define MAX_IFACES 64
+#define MAX_FLOWS 256
+/* 10 Tbit/s: no interface of this decade is faster; above is garbage. */
+#define MAX_BPS 1e13
+#define MAX_PPS 2e10
+#define MAX_COUNTER ((double) G_MAXINT64)
+
+static const char *const reject_names[WF_REPORT_REJECT_N] = {
+  [WF_REPORT_OK] = "ok",
+  [WF_REPORT_REJECT_OVERSIZED] = "oversized",
+  [WF_REPORT_REJECT_EMPTY] = "empty",
+  [WF_REPORT_REJECT_UTF8] = "utf8",
+  [WF_REPORT_REJECT_JSON] = "json",
+  [WF_REPORT_REJECT_NOT_OBJECT] = "not-object",
+  [WF_REPORT_REJECT_VERSION] = "version",
+  [WF_REPORT_REJECT_FIELD] = "field",
+  [WF_REPORT_REJECT_RANGE] = "range",
+  [WF_REPORT_REJECT_UNSIGNED] = "unsigned",
+  [WF_REPORT_REJECT_BAD_MAC] = "bad-mac",
+  [WF_REPORT_REJECT_REPLAY] = "replay",
+  [WF_REPORT_REJECT_STALE] = "stale",
+  [WF_REPORT_REJECT_FUTURE] = "future",
+  [WF_REPORT_REJECT_HOST_LIMIT] = "host-limit",
+};
+
+const char *
+wf_report_reject_to_string (WfReportReject reason)
+{
+  if ((unsigned) reason >= WF_REPORT_REJECT_N)
+    return "unknown";
+  return reject_names[reason];
+}
+
+/* ------------------------------------------------------------------ */
+/* Validation context                                                  */
+
+typedef struct {
+  WfReportReject reason;
+  char          *detail;
+  char           path[64]; /* e.g. "interfaces[2].station" */
+} Check;
+
+static gboolean G_GNUC_PRINTF (3, 4)
+fail (Check *c, WfReportReject reason, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  if (c->reason != WF_REPORT_OK)
+    return FALSE;
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  c->reason = reason;
+  c->detail = c->path[0] ? g_strdup_printf ("%s: %s", c->path, msg) : g_steal_pointer (&msg);
+  return FALSE;
+}
+
+/* Returns the member or NULL when absent; a present JSON null is a type
+ * error: absent measurements are absent keys. */
+static JsonNode *
+member (Check *c, JsonObject *o, const char *name, gboolean required)
+{
+  JsonNode *n = json_object_get_member (o, name);
+
+  if (n == NULL && required)
+    fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is missing", name);
+  return n;
+}
+
+static gboolean
+get_int (Check *c, JsonObject *o, const char *name, gboolean required,
+         gint64 min, gint64 max, gboolean *has, gint64 *out)
+{
+  JsonNode *n = member (c, o, name, required);
+  gint64 v;
+
+  if (has)
+    *has = FALSE;
+  if (n == NULL)
+    return !required;
+  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE ||
+      json_node_get_value_type (n) != G_TYPE_INT64)
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not an integer", name);
+  v = json_node_get_int (n);
+  if (v < min || v > max)
+    return fail (c, WF_REPORT_REJECT_RANGE, "\"%s\" %" G_GINT64_FORMAT
+                 " outside %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, name, v, min, max);
+  if (has)
+    *has = TRUE;
+  *out = v;
+  return TRUE;
+}
+
+/* Rates may be written as integers or doubles. */
+static gboolean
+get_number (Check *c, JsonObject *o, const char *name, gboolean required,
+            double min, double max, gboolean *has, double *out)
+{
+  JsonNode *n = member (c, o, name, required);
+  double v;
+
+  if (has)
+    *has = FALSE;
+  if (n == NULL)
+    return !required;
+  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE)
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a number", name);
+  if (json_node_get_value_type (n) == G_TYPE_INT64)
+    v = (double) json_node_get_int (n);
+  else if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
+    v = json_node_get_double (n);
+  else
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a number", name);
+  if (!isfinite (v) || v < min || v > max)
+    return fail (c, WF_REPORT_REJECT_RANGE, "\"%s\" %g outside %g..%g", name, v, min, max);
+  if (has)
+    *has = TRUE;
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+get_bool (Check *c, JsonObject *o, const char *name, gboolean *has, gboolean *out)
+{
+  JsonNode *n = member (c, o, name, FALSE);
+
+  if (has)
+    *has = FALSE;
+  if (n == NULL)
+    return TRUE;
+  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE ||
+      json_node_get_value_type (n) != G_TYPE_BOOLEAN)
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a boolean", name);
+  if (has)
+    *has = TRUE;
+  *out = json_node_get_boolean (n);
+  return TRUE;
+}
+
+static gboolean
+has_control (const char *s)
+{
+  for (; *s; s++)
+    if ((guchar) *s < 0x20 || *s == 0x7f)
+      return TRUE;
+  return FALSE;
+}
+
+/* *out points into the JSON tree. printable: no C0 control or DEL. */
+static gboolean
+get_string (Check *c, JsonObject *o, const char *name, gboolean required,
+            gsize min_len, gsize max_len, gboolean printable, const char **out)
+{
+  JsonNode *n = member (c, o, name, required);
+  const char *s;
+  gsize len;
+
+  *out = NULL;
+  if (n == NULL)
+    return !required;
+  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE ||
+      json_node_get_value_type (n) != G_TYPE_STRING)
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a string", name);
+  s = json_node_get_string (n);
+  len = strlen (s);
+  /* \u escapes can encode lone surrogates the byte check never saw. */
+  if (!g_utf8_validate (s, len, NULL))
+    return fail (c, WF_REPORT_REJECT_UTF8, "\"%s\" is not valid UTF-8", name);
+  if (len < min_len || len > max_len)
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" has %" G_GSIZE_FORMAT
+                 " bytes, not %" G_GSIZE_FORMAT "..%" G_GSIZE_FORMAT, name, len, min_len, max_len);
+  if (printable && has_control (s))
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" contains control characters", name);
+  *out = s;
+  return TRUE;
+}
+
+/* Exactly len lowercase hex digits (s may have no NUL after them). */
+static gboolean
+is_lower_hex_n (const char *s, gsize len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isdigit (s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_mac_address (const char *s)
+{
+  if (strlen (s) != 17)
+    return FALSE;
+  for (int i = 0; i < 17; i++)
+    if (i % 3 == 2 ? s[i] != ':' : !g_ascii_isxdigit (s[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Optional object/array member. */
+static JsonNode *
+get_container (Check *c, JsonObject *o, const char *name, JsonNodeType type)
+{
+  JsonNode *n = member (c, o, name, FALSE);
+
+  if (n == NULL)
+    return NULL;
+  if (JSON_NODE_TYPE (n) != type)
+    {
+      fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not an %s", name,
+            type == JSON_NODE_OBJECT ? "object" : "array");
+      return NULL;
+    }
+  return n;
+}
+
+/* Counters: non-negative integers. */
+static gboolean
+check_counters (Check *c, JsonObject *o, const char *const *names)
+{
+  gint64 v;
+
+  for (; *names; names++)
+    if (!get_int (c, o, *names, FALSE, 0, G_MAXINT64, NULL, &v))
+      return FALSE;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The report's parts                                                  */
+
+static void
+rate_clear (WfReportRate *r)
+{
+  g_free (r->gi);
+  g_free (r->mode);
+}
+
+static void
+iface_clear (gpointer data)
+{
+  WfReportIface *i = data;
+
+  g_free (i->name);
+  g_free (i->bssid);
+  g_free (i->ssid);
+  rate_clear (&i->tx_rate);
+  rate_clear (&i->rx_rate);
+}
+
+static gboolean
+parse_rate (Check *c, JsonObject *o, WfReportRate *r)
+{
+  const char *gi, *mode;
+  gint64 v;
+
+  if (!get_int (c, o, "bitrate_kbps", FALSE, 0, (gint64) (MAX_BPS / 1000), &r->has_bitrate, &v))
+    return FALSE;
+  r->bitrate_kbps = r->has_bitrate ? (guint32) MIN (v, G_MAXUINT32) : 0;
+  /* HT indexes reach 76 (unequal modulation); VHT/HE/EHT restart at 0. */
+  if (!get_int (c, o, "mcs", FALSE, 0, 76, &r->has_mcs, &v))
+    return FALSE;
+  r->mcs = (int) v;
+  if (!get_int (c, o, "nss", FALSE, 1, 16, &r->has_nss, &v))
+    return FALSE;
+  r->nss = (int) v;
+  if (!get_int (c, o, "width_mhz", FALSE, 1, 320, &r->has_width, &v))
+    return FALSE;
+  r->width_mhz = (int) v;
+  if (!get_string (c, o, "gi", FALSE, 1, 8, TRUE, &gi) ||
+      !get_string (c, o, "mode", FALSE, 1, 16, TRUE, &mode))
+    return FALSE;
+  r->gi = g_strdup (gi);
+  r->mode = g_strdup (mode);
+  return TRUE;
+}
+
+static gboolean
+parse_station (Check *c, JsonObject *o, WfReportIface *i)
+{
+  static const char *const counters[] = { "tx_retries", "tx_failed", "beacon_loss", NULL };
+  const char *bssid, *ssid;
+  JsonNode *n;
+  gsize plen = strlen (c->path);
+  gint64 v;
+
+  if (!get_string (c, o, "bssid", FALSE, 17, 17, TRUE, &bssid))
+    return FALSE;
+  if (bssid && !is_mac_address (bssid))
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"bssid\" is not a MAC address");
+  /* 32 octets; escaped non-UTF-8 bytes may take up to 4 characters each. */
+  if (!get_string (c, o, "ssid", FALSE, 0, 128, FALSE, &ssid))
+    return FALSE;
+  i->bssid = g_strdup (bssid);
+  i->ssid = g_strdup (ssid);
+  if (!get_int (c, o, "freq_mhz", FALSE, 1, 100000, &i->has_freq, &v))
+    return FALSE;
+  i->freq_mhz = (int) v;
+  if (!get_int (c, o, "signal_dbm", FALSE, -150, 30, &i->has_signal, &v))
+    return FALSE;
+  i->signal_dbm = (int) v;
+  if (!get_int (c, o, "signal_avg_dbm", FALSE, -150, 30, &i->has_signal_avg, &v))
+    return FALSE;
+  i->signal_avg_dbm = (int) v;
+  if (!check_counters (c, o, counters))
+    return FALSE;
+
+  g_strlcat (c->path, ".tx_rate", sizeof c->path);
+  if ((n = get_container (c, o, "tx_rate", JSON_NODE_OBJECT)))
+    {
+      i->has_tx_rate = TRUE;
+      if (!parse_rate (c, json_node_get_object (n), &i->tx_rate))
+        return FALSE;
+    }
+  c->path[plen] = '\0';
+  g_strlcat (c->path, ".rx_rate", sizeof c->path);
+  if ((n = get_container (c, o, "rx_rate", JSON_NODE_OBJECT)))
+    {
+      i->has_rx_rate = TRUE;
+      if (!parse_rate (c, json_node_get_object (n), &i->rx_rate))
+        return FALSE;
+    }
+  c->path[plen] = '\0';
+  return c->reason == WF_REPORT_OK;
+}
+
+static gboolean
+parse_scans (Check *c, JsonObject *o, WfReportIface *i)
+{
+  static const char *const counters[] = { "single_ssid", "wildcard", "passive", NULL };
+  gint64 v;
+
+  if (!get_int (c, o, "count", FALSE, 0, G_MAXINT64, &i->has_scan_count, &v))
+    return FALSE;
+  i->scan_count = (guint64) v;
+  if (!get_int (c, o, "duration_ms", FALSE, 0, G_MAXINT64, &i->has_scan_duration, &v))
+    return FALSE;
+  i->scan_duration_ms = (guint64) v;
+  return check_counters (c, o, counters) &&
+         get_bool (c, o, "in_progress", NULL, &i->scan_in_progress);
+}
+
+static gboolean
+parse_iface (Check *c, JsonObject *o, WfReportIface *i)
+{
+  static const char *const counters[] = {
+    "rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_errors",
+    "tx_errors", "rx_dropped", "tx_dropped", NULL,
+  };
+  gsize plen = strlen (c->path);
+  const char *name;
+  double pps;
+  gint64 v;
+  JsonNode *n;
+
+  /* Linux names are 1..15 bytes (IFNAMSIZ - 1). */
+  if (!get_string (c, o, "name", TRUE, 1, 15, TRUE, &name))
+    return FALSE;
+  i->name = g_strdup (name);
+  if (!get_int (c, o, "ifindex", FALSE, 1, G_MAXINT32, NULL, &v) ||
+      !get_bool (c, o, "wifi", NULL, &i->wifi) ||
+      !get_bool (c, o, "up", &i->has_up, &i->up) ||
+      !check_counters (c, o, counters) ||
+      !get_number (c, o, "rx_bps", FALSE, 0, MAX_BPS, &i->has_rx_bps, &i->rx_bps) ||
+      !get_number (c, o, "tx_bps", FALSE, 0, MAX_BPS, &i->has_tx_bps, &i->tx_bps) ||
+      !get_number (c, o, "rx_pps", FALSE, 0, MAX_PPS, NULL, &pps) ||
+      !get_number (c, o, "tx_pps", FALSE, 0, MAX_PPS, NULL, &pps) ||
+      !get_number (c, o, "goodput_rx_bps", FALSE, 0, MAX_BPS, &i->has_goodput_rx, &i->goodput_rx_bps) ||
+      !get_number (c, o, "goodput_tx_bps", FALSE, 0, MAX_BPS, &i->has_goodput_tx, &i->goodput_tx_bps))
+    return FALSE;
+
+  g_strlcat (c->path, ".station", sizeof c->path);
+  if ((n = get_container (c, o, "station", JSON_NODE_OBJECT)))
+    {
+      i->has_station = TRUE;
+      if (!parse_station (c, json_node_get_object (n), i))
+        return FALSE;
+    }
+  c->path[plen] = '\0';
+  g_strlcat (c->path, ".scans", sizeof c->path);
+  if ((n = get_container (c, o, "scans", JSON_NODE_OBJECT)))
+    {
+      i->has_scans = TRUE;
+      if (!parse_scans (c, json_node_get_object (n), i))
+        return FALSE;
+    }
+  c->path[plen] = '\0';
+  return c->reason == WF_REPORT_OK;
+}
+
+static gboolean
+parse_flow (Check *c, JsonObject *o)
+{
+  static const char *const counters[] = {
+    "cwnd", "ssthresh", "rtt_us", "rttvar_us", "retrans", "total_retrans", NULL,
+  };
+  static const char *const rates[] = {
+    "goodput_tx_bps", "goodput_rx_bps", "delivery_rate_bps", "pacing_rate_bps", NULL,
+  };
+  const char *s;
+  double v;
+
+  if (!get_string (c, o, "src", FALSE, 1, 64, TRUE, &s) ||
+      !get_string (c, o, "dst", FALSE, 1, 64, TRUE, &s) ||
+      !get_string (c, o, "iface", FALSE, 1, 15, TRUE, &s) ||
+      !get_string (c, o, "state", FALSE, 1, 32, TRUE, &s) ||
+      !get_string (c, o, "cc", FALSE, 1, 32, TRUE, &s) ||
+      !check_counters (c, o, counters))
+    return FALSE;
+  /* The kernel's pacing rate is ~0U (unlimited) for some flows: that is
+   * 1.8e19 bytes/s, so the range check is for the reported goodput only. */
+  for (const char *const *r = rates; *r; r++)
+    if (!get_number (c, o, *r, FALSE, 0, g_str_has_prefix (*r, "goodput") ? MAX_BPS : 1.5e20,
+                     NULL, &v))
+      return FALSE;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Datagram                                                            */
+
+static int
+hex4 (const char *s)
+{
+  int v = 0;
+
+  for (int i = 0; i < 4; i++)
+    {
+      int d = g_ascii_xdigit_value (s[i]);
+
+      if (d < 0)
+        return -1;
+      v = v << 4 | d;
+    }
+  return v;
+}
+
+/* Checks the JSON text before json-glib sees it: the nesting depth (its
+ * parser recurses), and every \u escape, because json-glib 1.6 cuts a
+ * string at \u0000, turns a lone surrogate into invalid UTF-8, and leaks
+ * memory on a malformed surrogate pair (found by fuzzing: a remote
+ * attacker could grow the receiver without bound). Only well-formed
+ * escapes reach it. */
+static WfReportReject
+prescan (const char *s, gsize len, const char **why)
+{
+  int depth = 0;
+  gboolean in_string = FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char ch = s[i];
+
+      if (in_string)
+        {
+          int v, lo;
+
+          if (ch == '"')
+            in_string = FALSE;
+          if (ch != '\\')
+            continue;
+          if (i + 1 >= len || s[i + 1] != 'u')
+            {
+              i++;
+              continue;
+            }
+          if (i + 6 > len || (v = hex4 (s + i + 2)) < 0)
+            {
+              *why = "a \\u escape without 4 hex digits";
+              return WF_REPORT_REJECT_JSON;
+            }
+          i += 5;
+          if (v == 0)
+            {
+              *why = "a string contains \\u0000";
+              return WF_REPORT_REJECT_UTF8;
+            }
+          if (v >= 0xDC00 && v <= 0xDFFF)
+            {
+              *why = "a \\u escape is a lone low surrogate";
+              return WF_REPORT_REJECT_UTF8;
+            }
+          if (v >= 0xD800 && v <= 0xDBFF)
+            {
+              if (i + 7 > len || s[i + 1] != '\\' || s[i + 2] != 'u' ||
+                  (lo = hex4 (s + i + 3)) < 0xDC00 || lo > 0xDFFF)
+                {
+                  *why = "a \\u escape is a lone high surrogate";
+                  return WF_REPORT_REJECT_UTF8;
+                }
+              i += 6;
+            }
+          continue;
+        }
+      if (ch == '"')
+        in_string = TRUE;
+      else if (ch == '{' || ch == '[')
+        {
+          if (++depth > MAX_DEPTH)
+            {
+              *why = "nested deeper than " G_STRINGIFY (MAX_DEPTH);
+              return WF_REPORT_REJECT_JSON;
+            }
+        }
+      else if (ch == '}' || ch == ']')
+        depth--;
+    }
+  return WF_REPORT_OK;
+}
+
+/* Whole-tree checks that typed validation cannot do for unknown members,
+ * which `listen --json` echoes: every member name and string valid UTF-8
+ * (json-glib turns a lone \ud800 escape into invalid UTF-8) and every
+ * number finite (1e999 becomes inf, which no JSON writer can write back).
+ * Both found by the fuzzer. Depth is bounded by MAX_DEPTH. */
+static WfReportReject
+tree_check (JsonNode *n)
+{
+  WfReportReject r = WF_REPORT_OK;
+
+  switch (JSON_NODE_TYPE (n))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter it;
+        const char *name;
+        JsonNode *m;
+
+        json_object_iter_init (&it, json_node_get_object (n));
+        while (r == WF_REPORT_OK && json_object_iter_next (&it, &name, &m))
+          r = g_utf8_validate (name, -1, NULL) ? tree_check (m) : WF_REPORT_REJECT_UTF8;
+        return r;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *a = json_node_get_array (n);
+
+        for (guint i = 0; r == WF_REPORT_OK && i < json_array_get_length (a); i++)
+          r = tree_check (json_array_get_element (a, i));
+        return r;
+      }
+    case JSON_NODE_VALUE:
+      if (json_node_get_value_type (n) == G_TYPE_STRING &&
+          !g_utf8_validate (json_node_get_string (n), -1, NULL))
+        return WF_REPORT_REJECT_UTF8;
+      if (json_node_get_value_type (n) == G_TYPE_DOUBLE && !isfinite (json_node_get_double (n)))
+        return WF_REPORT_REJECT_RANGE;
+      return WF_REPORT_OK;
+    case JSON_NODE_NULL:
+    default:
+      return WF_REPORT_OK;
+    }
+}
+
+/* `,"mac":"<64 lowercase hex>"}` at the very end. */
+static gboolean
+has_mac_suffix (const guint8 *data, gsize len)
+{
+  static const char head[] = ",\"mac\":\"";
+  const char *s;
+
+  if (len < WF_REPORT_MAC_SUFFIX_LEN + 2)
+    return FALSE;
+  s = (const char *) data + len - WF_REPORT_MAC_SUFFIX_LEN;
+  return memcmp (s, head, 8) == 0 &&
+         is_lower_hex_n (s + 8, 64) &&
+         s[72] == '"' && s[73] == '}';
+}
+
+void
+wf_report_view_free (WfReportView *v)
+{
+  if (v == NULL)
+    return;
+  g_free (v->hostname);
+  if (v->ifaces)
+    g_array_unref (v->ifaces);
+  if (v->body)
+    json_object_unref (v->body);
+  g_free (v);
+}
+
+static gboolean
+parse_body (Check *c, JsonObject *o, WfReportView *v)
+{
+  const char *s;
+  gint64 i64;
+  JsonNode *n;
+
+  /* The version comes first: a future major may change everything else. */
+  n = json_object_get_member (o, "wlanfair_report");
+  if (n == NULL)
+    return fail (c, WF_REPORT_REJECT_VERSION, "not a wlanfair report (no \"wlanfair_report\")");
+  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE || json_node_get_value_type (n) != G_TYPE_INT64)
+    return fail (c, WF_REPORT_REJECT_VERSION, "\"wlanfair_report\" is not an integer");
+  i64 = json_node_get_int (n);
+  if (i64 != WF_REPORT_VERSION)
+    return fail (c, WF_REPORT_REJECT_VERSION, "version %" G_GINT64_FORMAT
+                 " is not supported (this receiver speaks %d)", i64, WF_REPORT_VERSION);
+  v->version = (int) i64;
+
+  if (json_object_has_member (o, "mac"))
+    return fail (c, WF_REPORT_REJECT_BAD_MAC, "\"mac\" is not the last member of the datagram");
+
+  if (!get_string (c, o, "host", TRUE, 32, 32, TRUE, &s))
+    return FALSE;
+  if (!is_lower_hex_n (s, 32))
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"host\" is not 32 lowercase hex digits");
+  memcpy (v->host, s, 33);
+  if (!get_string (c, o, "hostname", FALSE, 1, 253, TRUE, &s))
+    return FALSE;
+  v->hostname = g_strdup (s);
+  if (!get_int (c, o, "seq", TRUE, 1, G_MAXINT64, NULL, &i64))
+    return FALSE;
+  v->seq = (guint64) i64;
+  /* After 2001-09-09 (1e15 µs): a clock that never got set is no clock. */
+  if (!get_int (c, o, "time_us", TRUE, G_GINT64_CONSTANT (1000000000000000),
+                G_GINT64_CONSTANT (100000000000000000), NULL, &v->time_us))
+    return FALSE;
+  if (!get_string (c, o, "boot", TRUE, 16, 16, TRUE, &s))
+    return FALSE;
+  if (!is_lower_hex_n (s, 16))
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"boot\" is not 16 lowercase hex digits");
+  memcpy (v->boot, s, 17);
+  if (!get_number (c, o, "interval_s", TRUE, 0.1, 60, NULL, &v->interval_s))
+    return FALSE;
+
+  n = member (c, o, "interfaces", TRUE);
+  if (n == NULL)
+    return FALSE;
+  if (JSON_NODE_TYPE (n) != JSON_NODE_ARRAY)
+    return fail (c, WF_REPORT_REJECT_FIELD, "\"interfaces\" is not an array");
+  {
+    JsonArray *a = json_node_get_array (n);
+    guint len = json_array_get_length (a);
+
+    if (len > MAX_IFACES)
+      return fail (c, WF_REPORT_REJECT_RANGE, "%u interfaces, at most %d", len, MAX_IFACES);
+    for (guint k = 0; k < len; k++)
+      {
+        JsonNode *e = json_array_get_element (a, k);
+        WfReportIface i = { 0 };
+
+        g_snprintf (c->path, sizeof c->path, "interfaces[%u]", k);
+        if (JSON_NODE_TYPE (e) != JSON_NODE_OBJECT)
+          return fail (c, WF_REPORT_REJECT_FIELD, "not an object");
+        if (!parse_iface (c, json_node_get_object (e), &i))
+          {
+            iface_clear (&i);
+            return FALSE;
+          }
+        g_array_append_val (v->ifaces, i);
+      }
+    c->path[0] = '\0';
+  }
+
+  if (!get_int (c, o, "flows_total", FALSE, 0, G_MAXINT64, &v->has_flows_total, &i64))
+    return FALSE;
+  v->flows_total = (guint64) i64;
+  if (!get_int (c, o, "flows_dropped", FALSE, 0, G_MAXINT64, NULL, &i64))
+    return FALSE;
+  v->flows_dropped = json_object_has_member (o, "flows_dropped") ? (guint64) i64 : 0;
+  if ((n = get_container (c, o, "flows", JSON_NODE_ARRAY)))
+    {
+      JsonArray *a = json_node_get_array (n);
+      guint len = json_array_get_length (a);
+
+      if (len > MAX_FLOWS)
+        return fail (c, WF_REPORT_REJECT_RANGE, "%u flows, at most %d", len, MAX_FLOWS);
+      for (guint k = 0; k < len; k++)
+        {
+          JsonNode *e = json_array_get_element (a, k);
+
+          g_snprintf (c->path, sizeof c->path, "flows[%u]", k);
+          if (JSON_NODE_TYPE (e) != JSON_NODE_OBJECT)
+            return fail (c, WF_REPORT_REJECT_FIELD, "not an object");
+          if (!parse_flow (c, json_node_get_object (e)))
+            return FALSE;
+        }
+      c->path[0] = '\0';
+      v->n_flows = len;
+    }
+  get_container (c, o, "ackloss", JSON_NODE_OBJECT);
+  return c->reason == WF_REPORT_OK;
+}
+
+WfReportView *
+wf_report_parse (const guint8   *data,
+                 gsize           len,
+                 GBytes         *key,
+                 WfReportReject *reason,
+                 GError        **error)
+{
+  g_autoptr(WfReportView) v = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) json_error = NULL;
+  g_autofree char *text = NULL;
+  Check c = { WF_REPORT_OK, NULL, "" };
+  gboolean signed_ = FALSE;
+  gsize text_len;
+
+  if (len == 0)
+    fail (&c, WF_REPORT_REJECT_EMPTY, "empty datagram");
+  else if (len > WF_REPORT_MAX_SIZE)
+    fail (&c, WF_REPORT_REJECT_OVERSIZED, "%" G_GSIZE_FORMAT " bytes, at most %d",
+          len, WF_REPORT_MAX_SIZE);
+  /* Also rejects NUL bytes, which would cut the text short. */
+  else if (!g_utf8_validate ((const char *) data, len, NULL))
+    fail (&c, WF_REPORT_REJECT_UTF8, "not valid UTF-8");
+  if (c.reason != WF_REPORT_OK)
+    goto out;
+
+  signed_ = has_mac_suffix (data, len);
+  /* The unsigned text: the mac member cut off, the object closed again. */
+  text_len = signed_ ? len - WF_REPORT_MAC_SUFFIX_LEN + 1 : len;
+  text = g_malloc (text_len + 1);
+  memcpy (text, data, text_len);
+  if (signed_)
+    text[text_len - 1] = '}';
+  text[text_len] = '\0';
+
+  /* Authenticate before parsing: with a key, nothing unauthenticated
+   * reaches the JSON parser. */
+  if (key && !signed_)
+    {
+      fail (&c, WF_REPORT_REJECT_UNSIGNED, "no mac at the end of the datagram");
+      goto out;
+    }
+  if (key)
+    {
+      g_autofree char *mac = wf_report_hmac_hex (key, (const guint8 *) text, text_len);
+      const char *got = (const char *) data + len - WF_REPORT_MAC_SUFFIX_LEN + 8;
+      guint8 diff = 0;
+
+      /* Constant time: no timing oracle for a forger. */
+      for (int i = 0; i < 64; i++)
+        diff |= (guint8) (mac[i] ^ got[i]);
+      if (diff != 0)
+        {
+          fail (&c, WF_REPORT_REJECT_BAD_MAC, "mac does not verify");
+          goto out;
+        }
+    }
+
+  {
+    const char *why = NULL;
+    WfReportReject r = prescan (text, text_len, &why);
+
+    if (r != WF_REPORT_OK)
+      {
+        fail (&c, r, "%s", why);
+        goto out;
+      }
+  }
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, text, (gssize) text_len, &json_error))
+    {
+      fail (&c, WF_REPORT_REJECT_JSON, "%s", json_error->message);
+      goto out;
+    }
+  root = json_parser_steal_root (parser);
+  if (root == NULL || JSON_NODE_TYPE (root) != JSON_NODE_OBJECT)
+    {
+      fail (&c, WF_REPORT_REJECT_NOT_OBJECT, "not a JSON object");
+      goto out;
+    }
+  switch (tree_check (root))
+    {
+    case WF_REPORT_OK:
+      break;
+    case WF_REPORT_REJECT_UTF8:
+      fail (&c, WF_REPORT_REJECT_UTF8, "a \\u escape decodes to invalid UTF-8");
+      goto out;
+    default:
+      fail (&c, WF_REPORT_REJECT_RANGE, "a number is beyond the double range");
+      goto out;
+    }
+
+  v = g_new0 (WfReportView, 1);
+  v->ifaces = g_array_new (FALSE, TRUE, sizeof (WfReportIface));
+  g_array_set_clear_func (v->ifaces, iface_clear);
+  v->body = json_object_ref (json_node_get_object (root));
+  v->size = len;
+  v->authenticated = key != NULL;
+  parse_body (&c, v->body, v);
+
+out:
+  if (reason)
+    *reason = c.reason;
+  if (c.reason != WF_REPORT_OK)
+    {
+      g_set_error (error, WF_ERROR,
+                   c.reason == WF_REPORT_REJECT_RANGE ? WF_ERROR_INVALID : WF_ERROR_PARSE,
+                   "%s: %s", wf_report_reject_to_string (c.reason), c.detail);
+      g_free (c.detail);
+      return NULL;
+    }
+  return g_steal_pointer (&v);
+}
+
+gboolean
+wf_report_view_goodput (const WfReportView *v, double *rx_bps, double *tx_bps)
+{
+  gboolean any_wifi = FALSE, any = FALSE;
+  double rx = 0, tx = 0;
+
+  for (guint k = 0; k < v->ifaces->len; k++)
+    {
+      const WfReportIface *i = &g_array_index (v->ifaces, WfReportIface, k);
+
+      if (i->wifi && (i->has_goodput_rx || i->has_goodput_tx))
+        any_wifi = TRUE;
+    }
+  for (guint k = 0; k < v->ifaces->len; k++)
+    {
+      const WfReportIface *i = &g_array_index (v->ifaces, WfReportIface, k);
+
+      if (any_wifi && !i->wifi)
+        continue;
+      if (!i->has_goodput_rx && !i->has_goodput_tx)
+        continue;
+      any = TRUE;
+      rx += i->has_goodput_rx ? i->goodput_rx_bps : 0;
+      tx += i->has_goodput_tx ? i->goodput_tx_bps : 0;
+    }
+  if (rx_bps)
+    *rx_bps = rx;
+  if (tx_bps)
+    *tx_bps = tx;
+  return any;
+}
+
+/* ------------------------------------------------------------------ */
+/* Replay and freshness                                                */
+
+typedef struct {
+  char    boot[17];
+  guint64 seq;
+  gint64  time_us;     /* of the last accepted report */
+  gint64  seen_us;     /* receiver time it was accepted */
+  gint64  interval_us;
+} HostState;
+
+struct _WfReportReplay {
+  GHashTable *hosts; /* host id -> HostState */
+  gint64      window_us;
+  guint       max_hosts;
+};
+
+WfReportReplay *
+wf_report_replay_new (gint64 window_us, guint max_hosts)
+{
+  WfReportReplay *r = g_new0 (WfReportReplay, 1);
+
+  r->hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  r->window_us = window_us > 0 ? window_us : WF_REPORT_REPLAY_WINDOW_US;
+  r->max_hosts = max_hosts > 0 ? max_hosts : WF_REPORT_REPLAY_MAX_HOSTS;
+  return r;
+}
+
+void
+wf_report_replay_free (WfReportReplay *r)
+{
+  if (r == NULL)
+    return;
+  g_hash_table_unref (r->hosts);
+  g_free (r);
+}
+
+guint
+wf_report_replay_n_hosts (WfReportReplay *r)
+{
+  return g_hash_table_size (r->hosts);
+}
+
+void
+wf_report_replay_expire (WfReportReplay *r, gint64 now_us)
+{
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, r->hosts);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      HostState *h = value;
+
+      /* A report accepted at seen_us had time_us <= seen_us + window +
+       * interval; a replay of it is fresh until time_us + window +
+       * interval. Past twice that, the state protects nothing. */
+      if (now_us - h->seen_us > 2 * (r->window_us + h->interval_us) + G_USEC_PER_SEC)
+        g_hash_table_iter_remove (&it);
+    }
+}
+
+WfReportReject
+wf_report_replay_check (WfReportReplay     *r,
+                        const WfReportView *v,
+                        gint64              now_us,
+                        GError            **error)
+{
+  gint64 interval_us = (gint64) (v->interval_s * G_USEC_PER_SEC);
+  gint64 window = r->window_us + interval_us;
+  HostState *h;
+
+  if (v->time_us < now_us - window)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "stale: report time is %.3f s in the past (window %.3f s)",
+                   (double) (now_us - v->time_us) / G_USEC_PER_SEC,
+                   (double) window / G_USEC_PER_SEC);
+      return WF_REPORT_REJECT_STALE;
+    }
+  if (v->time_us > now_us + window)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "future: report time is %.3f s ahead (window %.3f s)",
+                   (double) (v->time_us - now_us) / G_USEC_PER_SEC,
+                   (double) window / G_USEC_PER_SEC);
+      return WF_REPORT_REJECT_FUTURE;
+    }
+
+  wf_report_replay_expire (r, now_us);
+  h = g_hash_table_lookup (r->hosts, v->host);
+  if (h && strcmp (h->boot, v->boot) == 0 && v->seq <= h->seq)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "replay: seq %" G_GUINT64_FORMAT " is not above %" G_GUINT64_FORMAT
+                   " of boot %s", v->seq, h->seq, h->boot);
+      return WF_REPORT_REJECT_REPLAY;
+    }
+  /* A new boot id is a restarted sender: it starts later than the last
+   * report of the old one, else it is an old boot's report replayed. */
+  if (h && strcmp (h->boot, v->boot) != 0 && v->time_us <= h->time_us)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "replay: boot %s report is not newer than the last of boot %s",
+                   v->boot, h->boot);
+      return WF_REPORT_REJECT_REPLAY;
+    }
+  if (h == NULL)
+    {
+      if (g_hash_table_size (r->hosts) >= r->max_hosts)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                       "host-limit: %u hosts known, a new one is not accepted",
+                       r->max_hosts);
+          return WF_REPORT_REJECT_HOST_LIMIT;
+        }
+      h = g_new0 (HostState, 1);
+      g_hash_table_insert (r->hosts, g_strdup (v->host), h);
+    }
+  memcpy (h->boot, v->boot, sizeof h->boot);
+  h->seq = v->seq;
+  h->time_us = v->time_us;
+  h->seen_us = now_us;
+  h->interval_us = interval_us;
+  return WF_REPORT_OK;
+}
