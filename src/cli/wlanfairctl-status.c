@@ -252,9 +252,11 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
       else
         line (out, width, "reports: not sent (--no-send)");
     }
+  else if (src->direct)
+    line (out, width, "source: direct sample over %g s", interval);
   else
-    line (out, width, "source: direct sample over %g s (wlanfair-reportd not reachable%s%s)",
-          interval, src->daemon_error ? ": " : "", src->daemon_error ? src->daemon_error : "");
+    line (out, width, "source: direct sample over %g s (wlanfair-reportd not reachable: %s)",
+          interval, src->daemon_error ? src->daemon_error : "?");
   line (out, width, "%s", "");
 
   line (out, width, "%-12s %-4s %-4s %9s %9s %9s %9s %9s %9s", "INTERFACE", "WIFI", "UP",

@@ -160,7 +160,9 @@ tick (gpointer data)
   d->samples++;
   if (d->options->once && d->samples < 2)
     return G_SOURCE_CONTINUE; /* rates need a second sample */
-  if (d->send)
+  /* The first sample has no rates yet: a receiver would count a host
+   * without goodput. */
+  if (d->send && d->samples > 1)
     wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
   write_textfile (d, body, now);
   if (d->channel || d->options->once)

@@ -373,6 +373,41 @@ class ReportdTest(unittest.TestCase):
         self.assertIn("rtnetlink      ok", chk.stdout)
         self.assertIn("sock_diag      ok", chk.stdout)
 
+    def test_top_terminal(self):
+        """wlanfairctl top in a terminal: redraws, quits on q, and gives the
+        terminal back as it found it (no root needed)."""
+        import pty
+        import select
+        import termios
+        master, slave = pty.openpty()
+        before = termios.tcgetattr(slave)
+        p = subprocess.Popen([CTL, "top", "--direct", "-i", "lo", "--interval", "0.2"],
+                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        self.procs.append(p)
+        out = b""
+        deadline = time.monotonic() + 10
+        while out.count(b"\x1b[H") < 3 and time.monotonic() < deadline:
+            r, _, _ = select.select([master], [], [], 0.2)
+            if r:
+                out += os.read(master, 65536)
+        self.assertGreaterEqual(out.count(b"\x1b[H"), 3, out[-2000:])
+        self.assertIn(b"\x1b[?1049h", out)
+        self.assertIn(b"INTERFACE", out)
+        os.write(master, b"q")
+        self.assertEqual(p.wait(timeout=5), 0)
+        self.assertEqual(termios.tcgetattr(slave), before, "terminal modes not restored")
+        # SIGTERM restores it too.
+        p = subprocess.Popen([CTL, "top", "--direct", "-i", "lo", "--interval", "0.2"],
+                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        self.procs.append(p)
+        time.sleep(1)
+        self.assertNotEqual(termios.tcgetattr(slave)[3], before[3], "not in raw mode")
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=5), 0)
+        self.assertEqual(termios.tcgetattr(slave), before, "terminal modes not restored")
+        os.close(master)
+        os.close(slave)
+
     def test_bad_configuration(self):
         """Unknown keys and bad values: exit 2, naming them (no root needed)."""
         conf = os.path.join(self.tmp, "reportd.conf")
