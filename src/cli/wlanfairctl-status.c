@@ -1,11 +1,413 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* wlanfairctl status: placeholder until its issue lands. */
+/* wlanfairctl status: what this host gets (interfaces, Wi-Fi link, TCP
+ * flows), from wlanfair-reportd's local channel or, without the daemon,
+ * by sampling directly for one interval. */
 #include "config.h"
 
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wlanfair-localreport.h"
+#include "wlanfairctl-report.h"
 #include "wlanfairctl.h"
+
+#define DEFAULT_TOP 10
+
+/* ---- where the report comes from -------------------------------------- */
+
+JsonObject *
+wf_cli_report_get (WfCliReportSource *src)
+{
+  g_autoptr(GError) error = NULL;
+  JsonObject *body;
+
+  if (!src->direct)
+    {
+      JsonObject *report = wf_localreport_fetch (src->socket_path, 2000, &error);
+
+      if (report)
+        {
+          src->from_daemon = TRUE;
+          return report;
+        }
+      g_free (src->daemon_error);
+      src->daemon_error = g_strdup (error->message);
+    }
+  src->from_daemon = FALSE;
+  if (src->sampler == NULL)
+    {
+      WfSamplerConfig sc = {
+        .interfaces = src->interfaces,
+        .all_if_no_wifi = TRUE,
+        .top_n = src->top_n,
+      };
+
+      src->sampler = wf_sampler_new (&sc, NULL, NULL);
+      json_object_unref (wf_sampler_sample (src->sampler));
+      g_usleep ((gulong) (src->interval_s * G_USEC_PER_SEC));
+    }
+  body = wf_sampler_sample (src->sampler);
+  json_object_set_int_member (body, "time_us", g_get_real_time ());
+  json_object_set_double_member (body, "interval_s", src->interval_s);
+  return body;
+}
+
+void
+wf_cli_report_source_clear (WfCliReportSource *src)
+{
+  g_clear_pointer (&src->sampler, wf_sampler_free);
+  g_clear_pointer (&src->daemon_error, g_free);
+}
+
+/* ---- drawing ---------------------------------------------------------- */
+
+static JsonObject *
+obj (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+static JsonArray *
+arr (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
+static gboolean
+num (JsonObject *o, const char *key, double *v)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+    return FALSE;
+  if (json_node_get_value_type (n) == G_TYPE_INT64)
+    *v = (double) json_node_get_int (n);
+  else if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
+    *v = json_node_get_double (n);
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static const char *
+str (JsonObject *o, const char *key, const char *def)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+         ? json_node_get_string (n) : def;
+}
+
+/* "12.3M" style, 7 columns; "-" when absent. */
+static const char *
+rate (JsonObject *o, const char *key, char buf[16])
+{
+  double v;
+
+  if (!num (o, key, &v))
+    return "-";
+  if (v >= 1e9)
+    g_snprintf (buf, 16, "%.2fG", v / 1e9);
+  else if (v >= 1e6)
+    g_snprintf (buf, 16, "%.2fM", v / 1e6);
+  else if (v >= 1e3)
+    g_snprintf (buf, 16, "%.1fk", v / 1e3);
+  else
+    g_snprintf (buf, 16, "%.0f", v);
+  return buf;
+}
+
+static void
+line (GString *out, guint width, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+line (GString *out, guint width, const char *fmt, ...)
+{
+  g_autofree char *text = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  /* Long lines would wrap and scroll a live view: cut them. */
+  if (width > 0 && strlen (text) > width)
+    text[width] = '\0';
+  g_string_append (out, text);
+  g_string_append_c (out, '\n');
+}
+
+static void
+rate_text (JsonObject *r, GString *s)
+{
+  double v;
+
+  if (num (r, "bitrate_kbps", &v))
+    g_string_append_printf (s, "%.1f Mbit/s", v / 1000);
+  g_string_append_printf (s, " %s", str (r, "mode", "?"));
+  if (num (r, "mcs", &v))
+    g_string_append_printf (s, " MCS %.0f", v);
+  if (num (r, "nss", &v))
+    g_string_append_printf (s, " NSS %.0f", v);
+  if (num (r, "width_mhz", &v))
+    g_string_append_printf (s, " %.0f MHz", v);
+  if (str (r, "gi", NULL))
+    g_string_append_printf (s, " GI %s us", str (r, "gi", NULL));
+}
+
+static void
+render_station (JsonObject *i, guint width, GString *out)
+{
+  JsonObject *sta = obj (i, "station");
+  JsonObject *scans = obj (i, "scans");
+  g_autoptr(GString) s = g_string_new (NULL);
+  double v, a;
+
+  if (sta)
+    {
+      g_string_printf (s, "%s: BSSID %s SSID \"%s\"", str (i, "name", "?"),
+                       str (sta, "bssid", "?"), str (sta, "ssid", ""));
+      if (num (sta, "freq_mhz", &v))
+        g_string_append_printf (s, " %.0f MHz", v);
+      if (num (sta, "signal_dbm", &v))
+        g_string_append_printf (s, ", signal %.0f dBm", v);
+      if (num (sta, "signal_avg_dbm", &a))
+        g_string_append_printf (s, " (avg %.0f)", a);
+      line (out, width, "%s", s->str);
+      if (obj (sta, "tx_rate"))
+        {
+          g_string_assign (s, "  tx");
+          rate_text (obj (sta, "tx_rate"), s);
+          line (out, width, "%s", s->str);
+        }
+      if (obj (sta, "rx_rate"))
+        {
+          g_string_assign (s, "  rx");
+          rate_text (obj (sta, "rx_rate"), s);
+          line (out, width, "%s", s->str);
+        }
+      g_string_assign (s, " ");
+      if (num (sta, "tx_retries", &v))
+        g_string_append_printf (s, " retries %.0f", v);
+      if (num (sta, "tx_failed", &v))
+        g_string_append_printf (s, " failed %.0f", v);
+      if (num (sta, "beacon_loss", &v))
+        g_string_append_printf (s, " beacon loss %.0f", v);
+      if (s->len > 1)
+        line (out, width, "%s", s->str);
+    }
+  else if (json_object_get_boolean_member_with_default (i, "wifi", FALSE))
+    line (out, width, "%s: %s, not associated", str (i, "name", "?"), str (i, "iftype", "wifi"));
+  if (scans)
+    {
+      double c = 0, ss = 0, w = 0, p = 0, d = 0;
+
+      num (scans, "count", &c);
+      num (scans, "single_ssid", &ss);
+      num (scans, "wildcard", &w);
+      num (scans, "passive", &p);
+      num (scans, "duration_ms", &d);
+      line (out, width, "  scans %.0f (single-SSID %.0f, wildcard %.0f, passive %.0f), %.0f ms%s",
+            c, ss, w, p, d,
+            json_object_get_boolean_member_with_default (scans, "in_progress", FALSE)
+            ? ", scanning now" : "");
+    }
+}
+
+void
+wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint max_flows,
+                      GString *out)
+{
+  JsonArray *ifs = arr (r, "interfaces");
+  JsonArray *flows = arr (r, "flows");
+  JsonObject *sending = obj (r, "sending");
+  JsonObject *ackloss = obj (r, "ackloss");
+  double interval = 0, total;
+  char b1[16], b2[16], b3[16], b4[16], b5[16], b6[16];
+
+  num (r, "interval_s", &interval);
+  if (src->from_daemon)
+    {
+      double t = 0, pid = 0;
+
+      num (r, "time_us", &t);
+      num (r, "pid", &pid);
+      line (out, width, "source: wlanfair-reportd (pid %.0f), interval %g s, sampled %.1f s ago",
+            pid, interval, (g_get_real_time () - t) / 1e6);
+      if (sending && str (sending, "mode", NULL))
+        {
+          double sent = 0, errors = 0;
+
+          num (sending, "sent", &sent);
+          num (sending, "errors", &errors);
+          line (out, width, "reports: to %s (%s), %.0f sent, %.0f errors%s%s",
+                str (sending, "destination", "nowhere yet"), str (sending, "mode", ""), sent,
+                errors, str (sending, "last_error", NULL) ? "; last: " : "",
+                str (sending, "last_error", ""));
+        }
+      else
+        line (out, width, "reports: not sent (--no-send)");
+    }
+  else if (src->direct)
+    line (out, width, "source: direct sample over %g s", interval);
+  else
+    line (out, width, "source: direct sample over %g s (wlanfair-reportd not reachable: %s)",
+          interval, src->daemon_error ? src->daemon_error : "?");
+  line (out, width, "%s", "");
+
+  line (out, width, "%-12s %-4s %-4s %9s %9s %9s %9s %9s %9s", "INTERFACE", "WIFI", "UP",
+        "RX bit/s", "TX bit/s", "RX pkt/s", "TX pkt/s", "GOODP RX", "GOODP TX");
+  for (guint i = 0; ifs && i < json_array_get_length (ifs); i++)
+    {
+      JsonObject *o = json_array_get_object_element (ifs, i);
+
+      if (o == NULL)
+        continue;
+      line (out, width, "%-12s %-4s %-4s %9s %9s %9s %9s %9s %9s", str (o, "name", "?"),
+            json_object_get_boolean_member_with_default (o, "wifi", FALSE) ? "yes" : "no",
+            json_object_get_boolean_member_with_default (o, "up", FALSE) ? "up" : "down",
+            rate (o, "rx_bps", b1), rate (o, "tx_bps", b2), rate (o, "rx_pps", b3),
+            rate (o, "tx_pps", b4), rate (o, "goodput_rx_bps", b5), rate (o, "goodput_tx_bps", b6));
+    }
+  if (ifs == NULL || json_array_get_length (ifs) == 0)
+    line (out, width, "(no interface: none is Wi-Fi here; name one with -i)");
+  for (guint i = 0; ifs && i < json_array_get_length (ifs); i++)
+    {
+      JsonObject *o = json_array_get_object_element (ifs, i);
+
+      if (o && (json_object_get_boolean_member_with_default (o, "wifi", FALSE) || obj (o, "scans")))
+        {
+          line (out, width, "%s", "");
+          render_station (o, width, out);
+        }
+    }
+
+  line (out, width, "%s", "");
+  if (num (r, "flows_total", &total))
+    {
+      guint shown = flows ? MIN (json_array_get_length (flows), max_flows) : 0;
+
+      line (out, width, "TCP flows: %.0f seen, top %u by goodput", total, shown);
+      line (out, width, "%-24s %-24s %-8s %-7s %7s %5s %5s %9s %9s", "LOCAL", "REMOTE", "IFACE",
+            "CC", "RTT ms", "CWND", "RETR", "GOODP TX", "GOODP RX");
+      for (guint i = 0; i < shown; i++)
+        {
+          JsonObject *f = json_array_get_object_element (flows, i);
+          double rtt = -1, cwnd = -1, retr = -1;
+          char rtt_s[16] = "-", cwnd_s[16] = "-", retr_s[16] = "-";
+
+          if (f == NULL)
+            continue;
+          if (num (f, "rtt_us", &rtt))
+            g_snprintf (rtt_s, sizeof rtt_s, "%.1f", rtt / 1000);
+          if (num (f, "cwnd", &cwnd))
+            g_snprintf (cwnd_s, sizeof cwnd_s, "%.0f", cwnd);
+          if (num (f, "total_retrans", &retr))
+            g_snprintf (retr_s, sizeof retr_s, "%.0f", retr);
+          line (out, width, "%-24s %-24s %-8s %-7s %7s %5s %5s %9s %9s", str (f, "src", "?"),
+                str (f, "dst", "?"), str (f, "iface", "-"), str (f, "cc", "-"), rtt_s, cwnd_s,
+                retr_s, rate (f, "goodput_tx_bps", b1), rate (f, "goodput_rx_bps", b2));
+        }
+    }
+  else
+    line (out, width, "TCP flows: unavailable");
+
+  if (ackloss)
+    {
+      g_autoptr(GList) ccs = json_object_get_members (ackloss);
+
+      line (out, width, "%s", "");
+      for (GList *c = ccs; c; c = c->next)
+        {
+          JsonObject *k = obj (ackloss, c->data);
+          double acks = 0, losses = 0, halvings = 0;
+
+          num (k, "acks", &acks);
+          num (k, "ack_losses", &losses);
+          num (k, "halvings", &halvings);
+          line (out, width, "%s: acks %.0f, ack losses %.0f, halvings %.0f",
+                (const char *) c->data, acks, losses, halvings);
+        }
+    }
+}
+
+/* ---- the command ------------------------------------------------------ */
 
 int
 wf_cli_status (int argc, char **argv)
 {
-  return wf_cli_fail ("'status' is not available in this build yet");
+  gboolean json = FALSE, direct = FALSE;
+  g_autofree char *socket_path = NULL, *interval = NULL;
+  g_auto(GStrv) interfaces = NULL;
+  int top = DEFAULT_TOP;
+  const GOptionEntry entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, "Print the report as one JSON object", NULL },
+    { "socket", 0, 0, G_OPTION_ARG_FILENAME, &socket_path,
+      "The daemon's local channel (default " WF_LOCALREPORT_SOCKET ")", "PATH" },
+    { "direct", 0, 0, G_OPTION_ARG_NONE, &direct,
+      "Sample directly even when the daemon runs", NULL },
+    { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
+      "Direct sampling: this interface (repeatable; default Wi-Fi, else all)", "IFACE" },
+    { "interval", 0, 0, G_OPTION_ARG_STRING, &interval,
+      "Direct sampling: seconds between the two samples (default 1)", "SECONDS" },
+    { "top", 'n', 0, G_OPTION_ARG_INT, &top, "Flows to show (default 10)", "N" },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autoptr(JsonObject) report = NULL;
+  WfCliReportSource src = { 0 };
+  double iv = 1;
+  int rc;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+    "What this host gets: interface rates, the Wi-Fi link, TCP flows and their\n"
+    "goodput. From wlanfair-reportd when it runs, else sampled directly.");
+  g_option_context_set_description (ctx, "See wlanfairctl-status(1).");
+  if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
+    return rc;
+  if (argc > 1)
+    return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
+  if (interval)
+    {
+      char *end = NULL;
+
+      iv = g_ascii_strtod (interval, &end);
+      if (end == interval || *end || !(iv >= 0.1 && iv <= 60))
+        return wf_cli_usage_error ("--interval '%s' must be seconds from 0.1 to 60", interval);
+    }
+  if (top < 0 || top > 100)
+    return wf_cli_usage_error ("--top %d must be from 0 to 100", top);
+
+  src.socket_path = socket_path;
+  src.interfaces = interfaces;
+  src.interval_s = iv;
+  src.top_n = (guint) MAX (top, 1);
+  src.direct = direct || interfaces != NULL;
+  report = wf_cli_report_get (&src);
+  if (json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "source");
+      json_builder_add_string_value (b, src.from_daemon ? "daemon" : "direct");
+      json_builder_set_member_name (b, "report");
+      json_builder_add_value (b, json_node_init_object (json_node_alloc (), report));
+      json_builder_end_object (b);
+      wf_cli_print_json (b);
+    }
+  else
+    {
+      g_autoptr(GString) out = g_string_new (NULL);
+
+      wf_cli_report_render (report, &src, 0, (guint) top, out);
+      fputs (out->str, stdout);
+    }
+  wf_cli_report_source_clear (&src);
+  return WF_EXIT_OK;
 }

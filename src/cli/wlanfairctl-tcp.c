@@ -2,16 +2,15 @@
 /* wlanfairctl tcp status: what wlanfair-tcpd registered and applied (from
  * its status file), the kernel's CC settings, and the live connections
  * that run an ackloss CC (sock_diag: no privilege needed). */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "wlanfair-sockdiag.h"
 #include "wlanfair-sysctl.h"
+#include "wlanfair-tcpstatus.h"
 #include "wlanfairctl.h"
 
-#define STATUS_FILE "/run/wlanfair/tcp-status.json"
+#define STATUS_FILE WF_TCPSTATUS_FILE
 
 typedef struct {
   GPtrArray *rows; /* JsonNode objects */
@@ -70,27 +69,6 @@ add_words (JsonBuilder *b, const char *key, const char *list)
     if (**w)
       json_builder_add_string_value (b, *w);
   json_builder_end_array (b);
-}
-
-/* The daemon's status, or NULL when it is not running (a file left by a
- * killed daemon names a dead pid). */
-static JsonNode *
-load_daemon_status (const char *path, JsonParser **keep)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonObject *o;
-  gint64 pid;
-
-  if (!json_parser_load_from_file (parser, path, NULL))
-    return NULL;
-  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    return NULL;
-  o = json_node_get_object (json_parser_get_root (parser));
-  pid = json_object_get_int_member_with_default (o, "pid", 0);
-  if (pid <= 0 || (kill ((pid_t) pid, 0) < 0 && errno == ESRCH))
-    return NULL;
-  *keep = g_steal_pointer (&parser);
-  return json_parser_get_root (*keep);
 }
 
 static void
@@ -160,14 +138,13 @@ tcp_status (int argc, char **argv)
     { NULL },
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
-  g_autoptr(JsonParser) keep = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
   g_autofree char *def = read_sysctl ("tcp_congestion_control");
   g_autofree char *allowed = read_sysctl ("tcp_allowed_congestion_control");
   g_autofree char *available = read_sysctl ("tcp_available_congestion_control");
   Conns conns = { rows };
-  JsonNode *status;
+  g_autoptr(JsonNode) status = NULL;
   int rc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -179,7 +156,7 @@ tcp_status (int argc, char **argv)
   if (argc > 1)
     return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
 
-  status = load_daemon_status (status_file ? status_file : STATUS_FILE, &keep);
+  status = wf_tcpstatus_load (status_file ? status_file : STATUS_FILE);
   if (!wf_sockdiag_dump_tcp (collect_conn, &conns, &error))
     return wf_cli_fail ("%s", error->message);
 

@@ -26,6 +26,7 @@ wf_tcpinfo_decode (const void *data, gsize len, WfTcpInfo *out)
   out->rtt_us = ti.tcpi_rtt;
   out->rttvar_us = ti.tcpi_rttvar;
   out->total_retrans = ti.tcpi_total_retrans;
+  out->retrans = ti.tcpi_retrans;
   if (HAS (len, tcpi_delivery_rate))
     {
       out->have_rates = TRUE;

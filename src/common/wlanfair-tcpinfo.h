@@ -17,6 +17,7 @@ typedef struct {
   guint32 rtt_us;
   guint32 rttvar_us;
   guint32 total_retrans;
+  guint32 retrans;         /* segments retransmitted and not yet acked */
   gboolean have_rates;     /* kernel 4.x+: the fields below are valid */
   guint64 pacing_rate;     /* bytes/s */
   guint64 bytes_acked;

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The Wi-Fi link from nl80211 (libnl-genl): interface type, SSID,
+ * channel, and the station entry of the BSS (signal, rates, retries).
+ * GET_INTERFACE and GET_STATION carry no GENL_ADMIN_PERM flag in the
+ * kernel's nl80211 ops, so this needs no capability. */
+#include "wlanfair-nl80211.h"
+
+#include <errno.h>
+#include <linux/nl80211.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+#include <string.h>
+
+#include "wlanfair-error.h"
+
+/* Values from the uAPI header, spelled out so that older headers (Ubuntu
+ * 22.04 ships 5.15's, without EHT) build the same parser. */
+enum {
+  RATE_320_MHZ_WIDTH = 18,
+  RATE_EHT_MCS = 19,
+  RATE_EHT_NSS = 20,
+  RATE_EHT_GI = 21,
+  RATE_MAX_KNOWN = 22,
+  CHAN_WIDTH_320 = 13,
+};
+
+struct _WfNl80211 {
+  struct nl_sock *sk;
+  int             family;
+};
+
+typedef struct {
+  GArray     *links;   /* dump: WfWifiLink each */
+  WfWifiLink *one;     /* get: the one interface */
+  gboolean    got;
+  WfWifiStation *sta;
+  guint8      *mac;
+} Reply;
+
+static gboolean
+get_u32 (struct nlattr *a, guint32 *out)
+{
+  if (a == NULL || nla_len (a) < 4)
+    return FALSE;
+  *out = nla_get_u32 (a);
+  return TRUE;
+}
+
+static gboolean
+get_u8 (struct nlattr *a, guint8 *out)
+{
+  if (a == NULL || nla_len (a) < 1)
+    return FALSE;
+  *out = nla_get_u8 (a);
+  return TRUE;
+}
+
+const char *
+wf_nl80211_iftype_name (guint32 iftype)
+{
+  switch (iftype)
+    {
+    case NL80211_IFTYPE_ADHOC: return "adhoc";
+    case NL80211_IFTYPE_STATION: return "station";
+    case NL80211_IFTYPE_AP: return "ap";
+    case NL80211_IFTYPE_AP_VLAN: return "ap-vlan";
+    case NL80211_IFTYPE_WDS: return "wds";
+    case NL80211_IFTYPE_MONITOR: return "monitor";
+    case NL80211_IFTYPE_MESH_POINT: return "mesh";
+    case NL80211_IFTYPE_P2P_CLIENT: return "p2p-client";
+    case NL80211_IFTYPE_P2P_GO: return "p2p-go";
+    case NL80211_IFTYPE_P2P_DEVICE: return "p2p-device";
+    case NL80211_IFTYPE_OCB: return "ocb";
+    case NL80211_IFTYPE_NAN: return "nan";
+    default: return "unknown";
+    }
+}
+
+void
+wf_nl80211_format_bssid (const guint8 *b, char out[18])
+{
+  g_snprintf (out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
+static guint
+chan_width_mhz (guint32 w)
+{
+  switch (w)
+    {
+    case NL80211_CHAN_WIDTH_20_NOHT:
+    case NL80211_CHAN_WIDTH_20: return 20;
+    case NL80211_CHAN_WIDTH_40: return 40;
+    case NL80211_CHAN_WIDTH_80: return 80;
+    case NL80211_CHAN_WIDTH_80P80: return 160;
+    case NL80211_CHAN_WIDTH_160: return 160;
+    case NL80211_CHAN_WIDTH_5: return 5;
+    case NL80211_CHAN_WIDTH_10: return 10;
+    case CHAN_WIDTH_320: return 320;
+    default: return 0;
+    }
+}
+
+/* SSIDs are up to 32 arbitrary bytes: keep printable ASCII, escape the rest
+ * so that logs, JSON and Prometheus labels stay one clean line. */
+static void
+format_ssid (const guint8 *data, int len, char *out, gsize size)
+{
+  GString *s = g_string_new (NULL);
+
+  for (int i = 0; i < len && i < 32; i++)
+    {
+      if (data[i] >= 0x20 && data[i] < 0x7f && data[i] != '\\')
+        g_string_append_c (s, (char) data[i]);
+      else
+        g_string_append_printf (s, "\\x%02x", data[i]);
+    }
+  g_strlcpy (out, s->str, size);
+  g_string_free (s, TRUE);
+}
+
+gboolean
+wf_nl80211_parse_interface (struct nlattr **tb, WfWifiLink *out)
+{
+  guint32 v;
+
+  memset (out, 0, sizeof *out);
+  if (!get_u32 (tb[NL80211_ATTR_IFINDEX], &v))
+    return FALSE;
+  out->ifindex = (int) v;
+  if (tb[NL80211_ATTR_IFNAME])
+    g_strlcpy (out->name, nla_data (tb[NL80211_ATTR_IFNAME]),
+               MIN (sizeof out->name, (gsize) nla_len (tb[NL80211_ATTR_IFNAME]) + 1));
+  if (get_u32 (tb[NL80211_ATTR_IFTYPE], &out->iftype))
+    out->is_station = out->iftype == NL80211_IFTYPE_STATION ||
+                      out->iftype == NL80211_IFTYPE_P2P_CLIENT;
+  if (tb[NL80211_ATTR_SSID])
+    format_ssid (nla_data (tb[NL80211_ATTR_SSID]), nla_len (tb[NL80211_ATTR_SSID]),
+                 out->ssid, sizeof out->ssid);
+  if (get_u32 (tb[NL80211_ATTR_WIPHY_FREQ], &out->freq_mhz))
+    out->has_freq = TRUE;
+  if (get_u32 (tb[NL80211_ATTR_CHANNEL_WIDTH], &v))
+    out->width_mhz = chan_width_mhz (v);
+  return TRUE;
+}
+
+static const char *
+he_gi (guint8 v)
+{
+  /* NL80211_RATE_INFO_HE_GI_* and _EHT_GI_* share 0.8, 1.6, 3.2. */
+  static const char * const names[] = { "0.8", "1.6", "3.2" };
+
+  return v < G_N_ELEMENTS (names) ? names[v] : NULL;
+}
+
+gboolean
+wf_nl80211_parse_rate (struct nlattr *nested, WfWifiRate *out)
+{
+  struct nlattr *rb[RATE_MAX_KNOWN + 1];
+  guint32 v32;
+  guint16 v16;
+  guint8 v8;
+
+  memset (out, 0, sizeof *out);
+  out->mcs = -1;
+  out->width_mhz = 20;
+  out->mode = "legacy";
+  if (nested == NULL || nla_parse_nested (rb, RATE_MAX_KNOWN, nested, NULL) < 0)
+    return FALSE;
+
+  if (get_u32 (rb[NL80211_RATE_INFO_BITRATE32], &v32))
+    {
+      out->has_bitrate = TRUE;
+      out->bitrate_kbps = v32 * 100;
+    }
+  else if (rb[NL80211_RATE_INFO_BITRATE] && nla_len (rb[NL80211_RATE_INFO_BITRATE]) >= 2)
+    {
+      v16 = nla_get_u16 (rb[NL80211_RATE_INFO_BITRATE]);
+      out->has_bitrate = TRUE;
+      out->bitrate_kbps = (guint32) v16 * 100;
+    }
+
+  if (rb[NL80211_RATE_INFO_5_MHZ_WIDTH])
+    out->width_mhz = 5;
+  else if (rb[NL80211_RATE_INFO_10_MHZ_WIDTH])
+    out->width_mhz = 10;
+  else if (rb[NL80211_RATE_INFO_40_MHZ_WIDTH])
+    out->width_mhz = 40;
+  else if (rb[NL80211_RATE_INFO_80_MHZ_WIDTH])
+    out->width_mhz = 80;
+  else if (rb[NL80211_RATE_INFO_80P80_MHZ_WIDTH] || rb[NL80211_RATE_INFO_160_MHZ_WIDTH])
+    out->width_mhz = 160;
+  else if (rb[RATE_320_MHZ_WIDTH])
+    out->width_mhz = 320;
+
+  if (get_u8 (rb[RATE_EHT_MCS], &v8))
+    {
+      out->mode = "eht";
+      out->mcs = v8;
+      if (get_u8 (rb[RATE_EHT_NSS], &v8))
+        out->nss = v8;
+      if (get_u8 (rb[RATE_EHT_GI], &v8))
+        out->gi = he_gi (v8);
+    }
+  else if (get_u8 (rb[NL80211_RATE_INFO_HE_MCS], &v8))
+    {
+      out->mode = "he";
+      out->mcs = v8;
+      if (get_u8 (rb[NL80211_RATE_INFO_HE_NSS], &v8))
+        out->nss = v8;
+      if (get_u8 (rb[NL80211_RATE_INFO_HE_GI], &v8))
+        out->gi = he_gi (v8);
+    }
+  else if (get_u8 (rb[NL80211_RATE_INFO_VHT_MCS], &v8))
+    {
+      out->mode = "vht";
+      out->mcs = v8;
+      if (get_u8 (rb[NL80211_RATE_INFO_VHT_NSS], &v8))
+        out->nss = v8;
+      out->gi = rb[NL80211_RATE_INFO_SHORT_GI] ? "0.4" : "0.8";
+    }
+  else if (get_u8 (rb[NL80211_RATE_INFO_MCS], &v8))
+    {
+      /* HT MCS 0-31 encode the stream count: 8 per spatial stream. */
+      out->mode = "ht";
+      out->mcs = v8;
+      out->nss = v8 / 8 + 1;
+      out->gi = rb[NL80211_RATE_INFO_SHORT_GI] ? "0.4" : "0.8";
+    }
+  return TRUE;
+}
+
+gboolean
+wf_nl80211_parse_station (struct nlattr **tb, WfWifiStation *out, guint8 mac_out[6])
+{
+  struct nlattr *sb[NL80211_STA_INFO_MAX + 1];
+  guint8 v8;
+
+  memset (out, 0, sizeof *out);
+  if (tb[NL80211_ATTR_STA_INFO] == NULL ||
+      nla_parse_nested (sb, NL80211_STA_INFO_MAX, tb[NL80211_ATTR_STA_INFO], NULL) < 0)
+    return FALSE;
+  if (mac_out)
+    {
+      if (tb[NL80211_ATTR_MAC] && nla_len (tb[NL80211_ATTR_MAC]) >= 6)
+        memcpy (mac_out, nla_data (tb[NL80211_ATTR_MAC]), 6);
+      else
+        memset (mac_out, 0, 6);
+    }
+  /* Signals are s8 dBm in a u8 attribute. */
+  if (get_u8 (sb[NL80211_STA_INFO_SIGNAL], &v8))
+    {
+      out->has_signal = TRUE;
+      out->signal_dbm = (gint8) v8;
+    }
+  if (get_u8 (sb[NL80211_STA_INFO_SIGNAL_AVG], &v8))
+    {
+      out->has_signal_avg = TRUE;
+      out->signal_avg_dbm = (gint8) v8;
+    }
+  if (sb[NL80211_STA_INFO_TX_BITRATE])
+    out->has_tx_rate = wf_nl80211_parse_rate (sb[NL80211_STA_INFO_TX_BITRATE], &out->tx_rate);
+  if (sb[NL80211_STA_INFO_RX_BITRATE])
+    out->has_rx_rate = wf_nl80211_parse_rate (sb[NL80211_STA_INFO_RX_BITRATE], &out->rx_rate);
+  out->has_tx_retries = get_u32 (sb[NL80211_STA_INFO_TX_RETRIES], &out->tx_retries);
+  out->has_tx_failed = get_u32 (sb[NL80211_STA_INFO_TX_FAILED], &out->tx_failed);
+  out->has_beacon_loss = get_u32 (sb[NL80211_STA_INFO_BEACON_LOSS], &out->beacon_loss);
+  return TRUE;
+}
+
+static int
+on_interface (struct nl_msg *msg, void *data)
+{
+  Reply *r = data;
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+  WfWifiLink link;
+
+  if (genlmsg_parse (nlmsg_hdr (msg), 0, tb, NL80211_ATTR_MAX, NULL) < 0 ||
+      !wf_nl80211_parse_interface (tb, &link))
+    return NL_SKIP;
+  if (r->links)
+    g_array_append_val (r->links, link);
+  else if (r->one)
+    {
+      *r->one = link;
+      r->got = TRUE;
+    }
+  return NL_OK;
+}
+
+static int
+on_station (struct nl_msg *msg, void *data)
+{
+  Reply *r = data;
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+
+  /* In station mode the only entry is the AP; keep the first. */
+  if (r->got || genlmsg_parse (nlmsg_hdr (msg), 0, tb, NL80211_ATTR_MAX, NULL) < 0)
+    return NL_SKIP;
+  r->got = wf_nl80211_parse_station (tb, r->sta, r->mac);
+  return NL_OK;
+}
+
+/* One request and its replies through `cb`: a dump ends with DONE, a
+ * single request with its one reply (or the error). */
+static int
+transact (WfNl80211 *nl, guint8 cmd, int flags, int ifindex,
+          nl_recvmsg_msg_cb_t cb, Reply *r)
+{
+  struct nl_msg *msg = nlmsg_alloc ();
+  int err;
+
+  if (msg == NULL)
+    return -NLE_NOMEM;
+  if (genlmsg_put (msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags, cmd, 0) == NULL ||
+      (ifindex > 0 && nla_put_u32 (msg, NL80211_ATTR_IFINDEX, (guint32) ifindex) < 0))
+    {
+      nlmsg_free (msg);
+      return -NLE_NOMEM;
+    }
+  nl_socket_modify_cb (nl->sk, NL_CB_VALID, NL_CB_CUSTOM, cb, r);
+  err = nl_send_auto (nl->sk, msg);
+  nlmsg_free (msg);
+  if (err < 0)
+    return err;
+  return nl_recvmsgs_default (nl->sk);
+}
+
+WfNl80211 *
+wf_nl80211_new (GError **error)
+{
+  WfNl80211 *nl = g_new0 (WfNl80211, 1);
+  int err;
+
+  nl->sk = nl_socket_alloc ();
+  if (nl->sk == NULL)
+    {
+      g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED, "out of memory");
+      g_free (nl);
+      return NULL;
+    }
+  /* Replies only: an ACK left unread would answer the next request. */
+  nl_socket_disable_auto_ack (nl->sk);
+  err = genl_connect (nl->sk);
+  if (err >= 0)
+    err = nl->family = genl_ctrl_resolve (nl->sk, NL80211_GENL_NAME);
+  if (err < 0)
+    {
+      if (err == -NLE_OBJ_NOTFOUND)
+        g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED,
+                             "nl80211 not available (no cfg80211 in this kernel)");
+      else
+        g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: %s", nl_geterror (err));
+      wf_nl80211_free (nl);
+      return NULL;
+    }
+  return nl;
+}
+
+void
+wf_nl80211_free (WfNl80211 *nl)
+{
+  if (nl == NULL)
+    return;
+  nl_socket_free (nl->sk);
+  g_free (nl);
+}
+
+/* The station entry of a managed-mode interface; none when not associated. */
+static gboolean
+fill_station (WfNl80211 *nl, WfWifiLink *link, GError **error)
+{
+  Reply r = { .sta = &link->sta, .mac = link->bssid };
+  int err;
+
+  if (!link->is_station)
+    return TRUE;
+  err = transact (nl, NL80211_CMD_GET_STATION, NLM_F_DUMP, link->ifindex, on_station, &r);
+  if (err < 0 && err != -NLE_NODEV)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211 GET_STATION on %s: %s",
+                   link->name, nl_geterror (err));
+      return FALSE;
+    }
+  link->connected = r.got;
+  if (!r.got)
+    {
+      memset (&link->sta, 0, sizeof link->sta);
+      memset (link->bssid, 0, sizeof link->bssid);
+    }
+  return TRUE;
+}
+
+gboolean
+wf_nl80211_dump (WfNl80211 *nl, GArray *out_links, GError **error)
+{
+  Reply r = { .links = out_links };
+  guint first = out_links->len;
+  int err = transact (nl, NL80211_CMD_GET_INTERFACE, NLM_F_DUMP, 0, on_interface, &r);
+
+  if (err < 0)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211 GET_INTERFACE: %s",
+                   nl_geterror (err));
+      return FALSE;
+    }
+  for (guint i = first; i < out_links->len; i++)
+    if (!fill_station (nl, &g_array_index (out_links, WfWifiLink, i), error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+wf_nl80211_get_link (WfNl80211 *nl, int ifindex, WfWifiLink *out, GError **error)
+{
+  Reply r = { .one = out };
+  int err = transact (nl, NL80211_CMD_GET_INTERFACE, 0, ifindex, on_interface, &r);
+
+  if (err < 0 || !r.got)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "interface %d: %s", ifindex,
+                   err == -NLE_NODEV || err == -NLE_OPNOTSUPP || err >= 0
+                   ? "not a wireless interface" : nl_geterror (err));
+      return FALSE;
+    }
+  return fill_station (nl, out, error);
+}

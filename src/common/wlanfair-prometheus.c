@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Prometheus text exposition (format 0.0.4) of a report body for
+ * node_exporter's textfile collector. Station metrics use the wifi
+ * collector's names (node_wifi_*), so dashboards built for it work; what
+ * it lacks is wlanfair_*. Interface byte counters are left to its netdev
+ * collector (same names would clash); we add the rates and goodput. */
+#include "wlanfair-prometheus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "wlanfair-error.h"
+
+typedef struct {
+  const char *name;
+  GString    *samples;
+} Family;
+
+typedef struct {
+  GPtrArray  *families;  /* Family, in first-use order */
+  GHashTable *index;     /* name → Family */
+} Out;
+
+static const struct { const char *name, *type, *help; } metrics[] = {
+  { "node_wifi_station_info", "gauge", "Labeled WiFi interface station information as provided by the operating system." },
+  { "node_wifi_interface_frequency_hertz", "gauge", "The current frequency a WiFi interface is operating at, in hertz." },
+  { "node_wifi_station_signal_dbm", "gauge", "The current WiFi signal strength, in decibel-milliwatts (dBm)." },
+  { "node_wifi_station_transmit_bitrate_bits_per_second", "gauge", "The current WiFi transmit bitrate of a station, in bits per second." },
+  { "node_wifi_station_receive_bitrate_bits_per_second", "gauge", "The current WiFi receive bitrate of a station, in bits per second." },
+  { "node_wifi_station_transmit_retries_total", "counter", "The total number of times a station has had to retry while sending a packet." },
+  { "node_wifi_station_transmit_failed_total", "counter", "The total number of times a station has failed to send a packet." },
+  { "node_wifi_station_beacon_loss_total", "counter", "The total number of times a station has detected a beacon loss." },
+  { "wlanfair_wifi_station_signal_average_dbm", "gauge", "Average signal of the BSS as the driver smooths it, dBm." },
+  { "wlanfair_wifi_station_mcs", "gauge", "MCS index of the last transmitted/received frame (HT, VHT, HE, EHT)." },
+  { "wlanfair_wifi_station_spatial_streams", "gauge", "Spatial streams (NSS) of the last transmitted/received frame." },
+  { "wlanfair_wifi_station_channel_width_hertz", "gauge", "Channel width of the last transmitted/received frame, in hertz." },
+  { "wlanfair_wifi_station_guard_interval_seconds", "gauge", "Guard interval of the last transmitted/received frame, in seconds." },
+  { "wlanfair_interface_up", "gauge", "1 when the interface is up with a carrier." },
+  { "wlanfair_interface_bits_per_second", "gauge", "Interface throughput over the last period (rtnetlink counters), bits per second." },
+  { "wlanfair_interface_packets_per_second", "gauge", "Interface packet rate over the last period, packets per second." },
+  { "wlanfair_interface_goodput_bits_per_second", "gauge", "Sum of TCP goodput (bytes acked / received) of the flows routed through the interface." },
+  { "wlanfair_scans_total", "counter", "nl80211 scans seen on the interface, by kind." },
+  { "wlanfair_scan_duration_seconds_total", "counter", "Time spent scanning, in seconds." },
+  { "wlanfair_scan_in_progress", "gauge", "1 while a scan runs." },
+  { "wlanfair_tcp_flows", "gauge", "TCP sockets seen through sock_diag (not listening)." },
+  { "wlanfair_flow_goodput_bits_per_second", "gauge", "Goodput of one of the top TCP flows, bits per second." },
+  { "wlanfair_flow_rtt_seconds", "gauge", "Smoothed RTT of one of the top TCP flows, seconds." },
+  { "wlanfair_flow_cwnd_segments", "gauge", "Congestion window of one of the top TCP flows, segments." },
+  { "wlanfair_flow_retransmits_total", "counter", "Retransmitted segments of one of the top TCP flows." },
+  { "wlanfair_ackloss_events_total", "counter", "Counters of the ACK-loss congestion controls (wlanfair-tcpd), by event." },
+  { "wlanfair_report_timestamp_seconds", "gauge", "When this report was sampled, unix seconds." },
+};
+
+/* Label values: backslash, double quote and newline escaped. */
+static void
+append_label (GString *s, const char *name, const char *value)
+{
+  if (s->len > 0)
+    g_string_append_c (s, ',');
+  g_string_append_printf (s, "%s=\"", name);
+  for (const char *c = value; *c; c++)
+    {
+      if (*c == '\\' || *c == '"')
+        g_string_append_c (s, '\\');
+      if (*c == '\n')
+        g_string_append (s, "\\n");
+      else
+        g_string_append_c (s, *c);
+    }
+  g_string_append_c (s, '"');
+}
+
+static void
+emit (Out *out, const char *name, const char *labels, double value)
+{
+  Family *f = g_hash_table_lookup (out->index, name);
+  char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (f == NULL)
+    {
+      f = g_new0 (Family, 1);
+      f->name = name;
+      f->samples = g_string_new (NULL);
+      g_ptr_array_add (out->families, f);
+      g_hash_table_insert (out->index, (gpointer) name, f);
+    }
+  g_string_append (f->samples, name);
+  if (labels && *labels)
+    g_string_append_printf (f->samples, "{%s}", labels);
+  /* Whole numbers (counters) exactly; others with 15 digits, so that
+   * 2500 us reads 0.0025 and not 0.0025000000000000001. */
+  if (value == floor (value) && fabs (value) < 9.2e18)
+    g_string_append_printf (f->samples, " %" G_GINT64_FORMAT "\n", (gint64) value);
+  else
+    g_string_append_printf (f->samples, " %s\n", g_ascii_formatd (num, sizeof num, "%.15g", value));
+}
+
+static gboolean
+num (JsonObject *o, const char *key, double *v)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) ||
+      (json_node_get_value_type (n) != G_TYPE_INT64 && json_node_get_value_type (n) != G_TYPE_DOUBLE))
+    return FALSE;
+  *v = json_node_get_value_type (n) == G_TYPE_INT64 ? (double) json_node_get_int (n)
+                                                    : json_node_get_double (n);
+  return TRUE;
+}
+
+static JsonObject *
+obj (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+static JsonArray *
+arr (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
+/* name="value" with one more label pair. */
+static char *
+labels2 (const char *base, const char *name, const char *value)
+{
+  GString *s = g_string_new (base);
+
+  append_label (s, name, value);
+  return g_string_free (s, FALSE);
+}
+
+static void
+emit_if (Out *out, JsonObject *o, const char *key, const char *metric,
+         const char *labels, double scale)
+{
+  double v;
+
+  if (num (o, key, &v))
+    emit (out, metric, labels, v * scale);
+}
+
+static void
+station (Out *out, const char *dev, JsonObject *sta)
+{
+  g_autoptr(GString) info = g_string_new (NULL);
+  const char *dirs[] = { "transmit", "receive" };
+  const char *keys[] = { "tx_rate", "rx_rate" };
+
+  append_label (info, "device", dev);
+  append_label (info, "bssid", json_object_get_string_member_with_default (sta, "bssid", ""));
+  append_label (info, "ssid", json_object_get_string_member_with_default (sta, "ssid", ""));
+  append_label (info, "mode", "client");
+  emit (out, "node_wifi_station_info", info->str, 1);
+
+  g_autoptr(GString) d = g_string_new (NULL);
+  append_label (d, "device", dev);
+  emit_if (out, sta, "freq_mhz", "node_wifi_interface_frequency_hertz", d->str, 1e6);
+  emit_if (out, sta, "signal_dbm", "node_wifi_station_signal_dbm", d->str, 1);
+  emit_if (out, sta, "signal_avg_dbm", "wlanfair_wifi_station_signal_average_dbm", d->str, 1);
+  emit_if (out, sta, "tx_retries", "node_wifi_station_transmit_retries_total", d->str, 1);
+  emit_if (out, sta, "tx_failed", "node_wifi_station_transmit_failed_total", d->str, 1);
+  emit_if (out, sta, "beacon_loss", "node_wifi_station_beacon_loss_total", d->str, 1);
+  for (int i = 0; i < 2; i++)
+    {
+      JsonObject *r = obj (sta, keys[i]);
+      g_autofree char *l = NULL;
+      g_autofree char *lm = NULL;
+      double gi;
+
+      if (r == NULL)
+        continue;
+      l = labels2 (d->str, "direction", dirs[i]);
+      lm = labels2 (l, "mode", json_object_get_string_member_with_default (r, "mode", "legacy"));
+      emit_if (out, r, "bitrate_kbps", i == 0 ? "node_wifi_station_transmit_bitrate_bits_per_second"
+                                              : "node_wifi_station_receive_bitrate_bits_per_second",
+               d->str, 1000);
+      emit_if (out, r, "mcs", "wlanfair_wifi_station_mcs", lm, 1);
+      emit_if (out, r, "nss", "wlanfair_wifi_station_spatial_streams", l, 1);
+      emit_if (out, r, "width_mhz", "wlanfair_wifi_station_channel_width_hertz", l, 1e6);
+      if (json_object_has_member (r, "gi") &&
+          (gi = g_ascii_strtod (json_object_get_string_member_with_default (r, "gi", "0"), NULL)) > 0)
+        emit (out, "wlanfair_wifi_station_guard_interval_seconds", l, gi * 1e-6);
+    }
+}
+
+static void
+iface (Out *out, JsonObject *i)
+{
+  const char *dev = json_object_get_string_member_with_default (i, "name", "");
+  g_autoptr(GString) d = g_string_new (NULL);
+  g_autofree char *rx = NULL, *tx = NULL;
+  JsonObject *scans;
+
+  append_label (d, "device", dev);
+  rx = labels2 (d->str, "direction", "receive");
+  tx = labels2 (d->str, "direction", "transmit");
+  emit (out, "wlanfair_interface_up", d->str,
+        json_object_get_boolean_member_with_default (i, "up", FALSE));
+  emit_if (out, i, "rx_bps", "wlanfair_interface_bits_per_second", rx, 1);
+  emit_if (out, i, "tx_bps", "wlanfair_interface_bits_per_second", tx, 1);
+  emit_if (out, i, "rx_pps", "wlanfair_interface_packets_per_second", rx, 1);
+  emit_if (out, i, "tx_pps", "wlanfair_interface_packets_per_second", tx, 1);
+  emit_if (out, i, "goodput_rx_bps", "wlanfair_interface_goodput_bits_per_second", rx, 1);
+  emit_if (out, i, "goodput_tx_bps", "wlanfair_interface_goodput_bits_per_second", tx, 1);
+  if (obj (i, "station"))
+    station (out, dev, obj (i, "station"));
+  scans = obj (i, "scans");
+  if (scans)
+    {
+      static const char * const kinds[] = { "single_ssid", "wildcard", "passive" };
+
+      for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+        {
+          g_autofree char *l = labels2 (d->str, "kind", kinds[k]);
+
+          emit_if (out, scans, kinds[k], "wlanfair_scans_total", l, 1);
+        }
+      emit_if (out, scans, "duration_ms", "wlanfair_scan_duration_seconds_total", d->str, 1e-3);
+      if (json_object_has_member (scans, "in_progress"))
+        emit (out, "wlanfair_scan_in_progress", d->str,
+              json_object_get_boolean_member_with_default (scans, "in_progress", FALSE));
+    }
+}
+
+static void
+flow (Out *out, JsonObject *f)
+{
+  g_autoptr(GString) l = g_string_new (NULL);
+  g_autofree char *rx = NULL, *tx = NULL;
+
+  append_label (l, "src", json_object_get_string_member_with_default (f, "src", ""));
+  append_label (l, "dst", json_object_get_string_member_with_default (f, "dst", ""));
+  append_label (l, "device", json_object_get_string_member_with_default (f, "iface", ""));
+  rx = labels2 (l->str, "direction", "receive");
+  tx = labels2 (l->str, "direction", "transmit");
+  emit_if (out, f, "goodput_rx_bps", "wlanfair_flow_goodput_bits_per_second", rx, 1);
+  emit_if (out, f, "goodput_tx_bps", "wlanfair_flow_goodput_bits_per_second", tx, 1);
+  emit_if (out, f, "rtt_us", "wlanfair_flow_rtt_seconds", l->str, 1e-6);
+  emit_if (out, f, "cwnd", "wlanfair_flow_cwnd_segments", l->str, 1);
+  emit_if (out, f, "total_retrans", "wlanfair_flow_retransmits_total", l->str, 1);
+}
+
+static void
+family_free (gpointer p)
+{
+  Family *f = p;
+
+  g_string_free (f->samples, TRUE);
+  g_free (f);
+}
+
+char *
+wf_prometheus_render (JsonObject *body, gint64 time_us)
+{
+  Out out = { g_ptr_array_new_with_free_func (family_free), g_hash_table_new (g_str_hash, g_str_equal) };
+  GString *text = g_string_new (NULL);
+  JsonArray *a;
+  JsonObject *ackloss;
+  double v;
+
+  if ((a = arr (body, "interfaces")))
+    for (guint i = 0; i < json_array_get_length (a); i++)
+      if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (a, i)))
+        iface (&out, json_array_get_object_element (a, i));
+  if (num (body, "flows_total", &v))
+    emit (&out, "wlanfair_tcp_flows", "", v);
+  if ((a = arr (body, "flows")))
+    for (guint i = 0; i < json_array_get_length (a); i++)
+      if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (a, i)))
+        flow (&out, json_array_get_object_element (a, i));
+  if ((ackloss = obj (body, "ackloss")))
+    {
+      g_autoptr(GList) ccs = json_object_get_members (ackloss);
+
+      for (GList *c = ccs; c; c = c->next)
+        {
+          JsonObject *counters = obj (ackloss, c->data);
+          g_autoptr(GList) names = counters ? json_object_get_members (counters) : NULL;
+
+          for (GList *n = names; n; n = n->next)
+            {
+              g_autoptr(GString) l = g_string_new (NULL);
+
+              append_label (l, "cc", c->data);
+              append_label (l, "event", n->data);
+              emit_if (&out, counters, n->data, "wlanfair_ackloss_events_total", l->str, 1);
+            }
+        }
+    }
+  emit (&out, "wlanfair_report_timestamp_seconds", "", time_us / 1e6);
+
+  /* HELP and TYPE once per family, in the table's order. */
+  for (guint m = 0; m < G_N_ELEMENTS (metrics); m++)
+    {
+      Family *f = g_hash_table_lookup (out.index, metrics[m].name);
+
+      if (f == NULL)
+        continue;
+      g_string_append_printf (text, "# HELP %s %s\n# TYPE %s %s\n%s", f->name, metrics[m].help,
+                              f->name, metrics[m].type, f->samples->str);
+    }
+  g_ptr_array_unref (out.families);
+  g_hash_table_unref (out.index);
+  return g_string_free (text, FALSE);
+}
+
+gboolean
+wf_prometheus_write (const char *dir, const char *text, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, WF_PROMETHEUS_FILE, NULL);
+  g_autofree char *tmp = g_build_filename (dir, "." WF_PROMETHEUS_FILE ".XXXXXX", NULL);
+  gsize len = strlen (text);
+  int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+  gboolean ok;
+
+  if (fd < 0)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", tmp, g_strerror (errno));
+      return FALSE;
+    }
+  /* Readable by node_exporter whatever our umask. */
+  ok = fchmod (fd, 0644) == 0 && write (fd, text, len) == (gssize) len;
+  if (!ok)
+    g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "writing %s: %s", tmp, g_strerror (errno));
+  if (close (fd) < 0 && ok)
+    {
+      ok = FALSE;
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "writing %s: %s", tmp, g_strerror (errno));
+    }
+  if (ok && g_rename (tmp, path) < 0)
+    {
+      ok = FALSE;
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", path, g_strerror (errno));
+    }
+  if (!ok)
+    g_unlink (tmp);
+  return ok;
+}

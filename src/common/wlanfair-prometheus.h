@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* node_exporter's textfile collector directory (Debian's
+ * prometheus-node-exporter reads it). */
+#define WF_PROMETHEUS_DEFAULT_DIR "/var/lib/prometheus/node-exporter"
+#define WF_PROMETHEUS_FILE "wlanfair.prom"
+
+/* The text exposition of a report body (the sampler's JSON): node_exporter
+ * wifi collector names where they overlap, wlanfair_* otherwise. */
+char    *wf_prometheus_render (JsonObject *body,
+                               gint64      time_us);
+
+/* Writes `text` as DIR/wlanfair.prom atomically (temporary file in the
+ * same directory, then rename) so that the collector never reads half. */
+gboolean wf_prometheus_write (const char *dir,
+                              const char *text,
+                              GError    **error);
+
+G_END_DECLS

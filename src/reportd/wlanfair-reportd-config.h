@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define WF_REPORTD_DEFAULT_CONFIG SYSCONFDIR "/wlanfair/reportd.conf"
+#define WF_REPORTD_DEFAULT_SOCKET "/run/wlanfair-reportd/report.sock"
+#define WF_REPORTD_INTERVAL_MIN 0.1
+#define WF_REPORTD_INTERVAL_MAX 60.0
+#define WF_REPORTD_TOP_FLOWS_MAX 100
+
+/* /etc/wlanfair/reportd.conf [reportd] and the options that mirror it. */
+typedef struct {
+  char   **interfaces;     /* NULL: the Wi-Fi interfaces */
+  double   interval_s;
+  char    *destination;    /* "HOST:PORT", NULL: default gateway */
+  guint16  port;           /* with the default gateway */
+  char    *key_file;       /* NULL: unsigned reports */
+  char    *textfile_dir;   /* NULL: the default, if it exists; "": none */
+  gboolean textfile_dir_explicit;
+  guint    top_flows;
+  gboolean hostname;
+  gboolean send;
+  char    *socket_path;    /* "": no local channel */
+} WfReportdConfig;
+
+void     wf_reportd_config_init (WfReportdConfig *config);
+void     wf_reportd_config_clear (WfReportdConfig *config);
+
+/* Every key known, every value valid, or an error naming them. A missing
+ * file is fine unless must_exist. */
+gboolean wf_reportd_config_load (WfReportdConfig *config,
+                                 const char      *path,
+                                 gboolean         must_exist,
+                                 GError         **error);
+
+/* One setting by its key name, from a file or an option. */
+gboolean wf_reportd_config_set (WfReportdConfig *config,
+                                const char      *key,
+                                const char      *value,
+                                GError         **error);
+
+/* "HOST:PORT" / "[V6]:PORT" / "HOST" → host and port (default_port when
+ * none is given). */
+gboolean wf_reportd_parse_hostport (const char *text,
+                                    guint16     default_port,
+                                    char      **host,
+                                    guint16    *port,
+                                    GError    **error);
+
+G_END_DECLS

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The reporter's loop: every interval one sample, sent over UDP, written
+ * as Prometheus text and kept for the local channel. Each output fails on
+ * its own without stopping the others. */
+#include "config.h"
+
+#include "wlanfair-reportd-daemon.h"
+
+#include <glib-unix.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "wlanfair-netwatch.h"
+#include "wlanfair-prometheus.h"
+#include "wlanfair-ratelimit.h"
+#include "wlanfair-report.h"
+#include "wlanfair-reportd-channel.h"
+#include "wlanfair-reportd-send.h"
+#include "wlanfair-sampler.h"
+
+typedef struct {
+  const WfReportdConfig     *config;
+  const WfReportdRunOptions *options;
+  GMainLoop        *loop;
+  WfRatelimit      *rl;
+  WfSampler        *sampler;
+  WfReportSender   *sender;
+  WfReportdSend    *send;
+  WfReportdChannel *channel;
+  WfNetwatch       *netwatch;
+  WfScanCount      *scans;
+  gboolean          scans_logged;
+  char             *textfile_dir;
+  gboolean          textfile_default;
+  gboolean          textfile_missing_logged;
+  guint64           samples;
+  gboolean          ready;
+  int               exit_code;
+} Reportd;
+
+static void
+sampler_log (GLogLevelFlags level, const char *key, const char *message, gpointer data)
+{
+  Reportd *d = data;
+
+  wf_ratelimit_log (d->rl, level, key, message);
+}
+
+/* Scan counts need the nl80211 scan multicast group; without cfg80211
+ * the "scans" key stays absent. Tried again when links change (a Wi-Fi
+ * driver loaded later). */
+static void
+try_scans (Reportd *d)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (d->scans)
+    return;
+  d->scans = wf_scancount_new (&error);
+  if (d->scans)
+    {
+      g_message ("counting nl80211 scans");
+      wf_sampler_set_scans (d->sampler, d->scans);
+    }
+  else if (!d->scans_logged)
+    g_message ("no scan counts: %s", error->message);
+  d->scans_logged = TRUE;
+}
+
+static void
+network_changed (gpointer data)
+{
+  Reportd *d = data;
+
+  try_scans (d);
+  wf_sampler_network_changed (d->sampler);
+  if (d->send)
+    wf_reportd_send_network_changed (d->send);
+}
+
+static void
+write_textfile (Reportd *d, JsonObject *body, gint64 time_us)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  if (d->textfile_dir == NULL)
+    return;
+  /* The default directory is used only while it exists (node_exporter
+   * installed); a configured one must work. */
+  if (d->textfile_default && !g_file_test (d->textfile_dir, G_FILE_TEST_IS_DIR))
+    {
+      if (!d->textfile_missing_logged)
+        g_message ("%s does not exist: no Prometheus textfile (install "
+                   "prometheus-node-exporter or set textfile-dir=)", d->textfile_dir);
+      d->textfile_missing_logged = TRUE;
+      return;
+    }
+  d->textfile_missing_logged = FALSE;
+  text = wf_prometheus_render (body, time_us);
+  if (!wf_prometheus_write (d->textfile_dir, text, &error))
+    {
+      g_autofree char *msg = g_strdup_printf ("Prometheus textfile not written: %s",
+                                              error->message);
+
+      wf_ratelimit_log (d->rl, G_LOG_LEVEL_WARNING, "textfile", msg);
+    }
+  else
+    wf_ratelimit_clear (d->rl, "textfile", "Prometheus textfile written again");
+}
+
+/* The local report: the body plus time, interval and how sending goes. */
+static char *
+local_json (Reportd *d, JsonObject *body, gint64 time_us)
+{
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  JsonObject *copy = json_object_new ();
+  g_autoptr(GList) members = json_object_get_members (body);
+
+  for (GList *m = members; m; m = m->next)
+    json_object_set_member (copy, m->data, json_node_copy (json_object_get_member (body, m->data)));
+  json_object_set_int_member (copy, "time_us", time_us);
+  json_object_set_double_member (copy, "interval_s", d->config->interval_s);
+  if (d->config->hostname)
+    json_object_set_string_member (copy, "hostname", g_get_host_name ());
+  json_object_set_int_member (copy, "pid", getpid ());
+  json_object_set_object_member (copy, "sending", d->send ? wf_reportd_send_status (d->send)
+                                                          : json_object_new ());
+  json_node_take_object (root, copy);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+static void
+notify_status (Reportd *d, JsonObject *body)
+{
+#ifdef HAVE_LIBSYSTEMD
+  JsonNode *ifs = json_object_get_member (body, "interfaces");
+  guint n = ifs && JSON_NODE_HOLDS_ARRAY (ifs) ? json_array_get_length (json_node_get_array (ifs)) : 0;
+
+  sd_notifyf (0, "%sSTATUS=%u interface(s), %" G_GINT64_FORMAT " TCP flow(s), %" G_GUINT64_FORMAT
+              " sample(s)", d->ready ? "" : "READY=1\n", n,
+              json_object_get_int_member_with_default (body, "flows_total", 0), d->samples);
+#endif
+  d->ready = TRUE;
+}
+
+static gboolean
+tick (gpointer data)
+{
+  Reportd *d = data;
+  g_autoptr(JsonObject) body = wf_sampler_sample (d->sampler);
+  gint64 now = g_get_real_time ();
+
+  d->samples++;
+  if (d->options->once && d->samples < 2)
+    return G_SOURCE_CONTINUE; /* rates need a second sample */
+  /* The first sample has no rates yet: a receiver would count a host
+   * without goodput. */
+  if (d->send && d->samples > 1)
+    wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
+  write_textfile (d, body, now);
+  if (d->channel || d->options->once)
+    {
+      char *text = local_json (d, body, now);
+
+      if (d->options->once)
+        {
+          printf ("%s\n", text);
+          g_free (text);
+        }
+      else
+        wf_reportd_channel_set (d->channel, text);
+    }
+  if (d->samples == 1 || d->samples % 60 == 0 || !d->ready)
+    notify_status (d, body);
+  if (d->options->once)
+    {
+      g_main_loop_quit (d->loop);
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+#ifdef HAVE_LIBSYSTEMD
+static gboolean
+watchdog (gpointer data)
+{
+  sd_notify (0, "WATCHDOG=1");
+  return G_SOURCE_CONTINUE;
+}
+#endif
+
+static gboolean
+quit_cb (gpointer data)
+{
+  Reportd *d = data;
+
+  g_message ("stopping");
+  g_main_loop_quit (d->loop);
+  return G_SOURCE_REMOVE;
+}
+
+/* systemd's LoadCredential=reportd.key:/etc/wlanfair/reportd.key: the
+ * root-only key, handed to the DynamicUser service as its own file. */
+static char *
+credential_key (void)
+{
+  const char *dir = g_getenv ("CREDENTIALS_DIRECTORY");
+  g_autofree char *path = dir ? g_build_filename (dir, "reportd.key", NULL) : NULL;
+
+  return path && g_file_test (path, G_FILE_TEST_EXISTS) ? g_steal_pointer (&path) : NULL;
+}
+
+static gboolean
+setup (Reportd *d, GError **error)
+{
+  const WfReportdConfig *c = d->config;
+  WfSamplerConfig sc = {
+    .interfaces = c->interfaces,
+    .top_n = c->top_flows,
+    .tcp_status = d->options->tcp_status,
+  };
+  g_autoptr(GError) local = NULL;
+
+  d->sampler = wf_sampler_new (&sc, sampler_log, d);
+  try_scans (d);
+  if (c->send)
+    {
+      g_autofree char *host_id = wf_report_host_id (d->options->machine_id, error);
+      g_autoptr(GBytes) key = NULL;
+      g_autofree char *key_file = c->key_file ? g_strdup (c->key_file) : credential_key ();
+
+      if (host_id == NULL)
+        return FALSE;
+      if (key_file && (key = wf_report_load_key (key_file, error)) == NULL)
+        return FALSE;
+      d->sender = wf_report_sender_new (host_id, key);
+      if (c->hostname && !wf_report_sender_set_hostname (d->sender, g_get_host_name ()))
+        g_message ("host name '%s' is not usable in reports (control characters or too "
+                   "long): reports carry none", g_get_host_name ());
+      d->send = wf_reportd_send_new (d->sender, c->destination, c->port, d->rl);
+      g_message ("host id %s, reports %s, destination %s", host_id,
+                 key ? "signed (HMAC-SHA256)" : "unsigned (no key)",
+                 c->destination ? c->destination : "the default gateway");
+    }
+  else
+    g_message ("not sending reports (--no-send / send=no)");
+
+  if (c->textfile_dir_explicit)
+    d->textfile_dir = c->textfile_dir[0] ? g_strdup (c->textfile_dir) : NULL;
+  else
+    {
+      d->textfile_dir = g_strdup (WF_PROMETHEUS_DEFAULT_DIR);
+      d->textfile_default = TRUE;
+    }
+
+  if (!d->options->once && c->socket_path[0])
+    {
+      d->channel = wf_reportd_channel_new (c->socket_path, &local);
+      /* The reports and the textfile do not need it. */
+      if (d->channel == NULL)
+        g_warning ("no local channel for wlanfairctl: %s", local->message);
+      g_clear_error (&local);
+    }
+
+  d->netwatch = wf_netwatch_new (network_changed, d, &local);
+  if (d->netwatch == NULL)
+    g_warning ("%s: gateway and route changes are only noticed when sending fails",
+               local->message);
+  return TRUE;
+}
+
+int
+wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *options)
+{
+  Reportd d = { .config = config, .options = options };
+  g_autoptr(GError) error = NULL;
+  guint interval_ms = (guint) lround (config->interval_s * 1000);
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  d.rl = wf_ratelimit_new (60 * G_USEC_PER_SEC);
+  g_unix_signal_add (SIGTERM, quit_cb, &d);
+  g_unix_signal_add (SIGINT, quit_cb, &d);
+  /* A local client that goes away mid-write must not kill us. */
+  signal (SIGPIPE, SIG_IGN);
+
+  if (!setup (&d, &error))
+    {
+      g_printerr ("wlanfair-reportd: %s\n", error->message);
+      d.exit_code = 1;
+      goto out;
+    }
+  g_message ("sampling every %g s, %s, top %u flows", config->interval_s,
+             config->interfaces && config->interfaces[0] ? "configured interfaces" : "Wi-Fi interfaces",
+             config->top_flows);
+
+  tick (&d);
+  g_timeout_add (interval_ms, tick, &d);
+#ifdef HAVE_LIBSYSTEMD
+  {
+    guint64 usec = 0;
+
+    if (sd_watchdog_enabled (0, &usec) > 0 && usec > 0)
+      g_timeout_add (MAX (usec / 2000, 1), watchdog, NULL);
+  }
+#endif
+  g_main_loop_run (d.loop);
+#ifdef HAVE_LIBSYSTEMD
+  sd_notify (0, "STOPPING=1");
+#endif
+
+out:
+  wf_reportd_channel_free (d.channel);
+  wf_netwatch_free (d.netwatch);
+  wf_reportd_send_free (d.send);
+  wf_report_sender_free (d.sender);
+  wf_sampler_free (d.sampler);
+  wf_scancount_free (d.scans);
+  wf_ratelimit_free (d.rl);
+  g_free (d.textfile_dir);
+  g_main_loop_unref (d.loop);
+  return d.exit_code;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "wlanfair-ratelimit.h"
+#include "wlanfair-report.h"
+#include "wlanfair-sampler.h"
+
+G_BEGIN_DECLS
+
+/* Seals reports (wlanfair-report.h) and sends them over UDP to the
+ * configured destination or, by default, to the default gateway of the
+ * reported (Wi-Fi first) interfaces, IPv4 preferred, else IPv6. */
+typedef struct _WfReportdSend WfReportdSend;
+
+/* destination NULL: the gateway, on `port`. Takes neither argument. */
+WfReportdSend *wf_reportd_send_new (WfReportSender *sender,
+                                    const char     *destination,
+                                    guint16         port,
+                                    WfRatelimit    *rl);
+void           wf_reportd_send_free (WfReportdSend *s);
+
+/* Links or routes changed: find the gateway (or resolve the name) again. */
+void           wf_reportd_send_network_changed (WfReportdSend *s);
+
+/* Never fatal: failures are logged (rate-limited) and counted. */
+void           wf_reportd_send_report (WfReportdSend *s,
+                                       WfSampler     *sampler,
+                                       JsonObject    *body,
+                                       double         interval_s);
+
+/* For the local report: destination, sent, errors, last error. */
+JsonObject    *wf_reportd_send_status (WfReportdSend *s);
+
+G_END_DECLS

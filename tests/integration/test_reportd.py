@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""wlanfair-reportd on the real kernel, in network namespaces: a veth pair
+stands in for the Wi-Fi interface (nl80211 is unit-tested on recorded
+attribute sets). Needs root for the namespaces and exits 77 (skip) without
+it or without iperf3/tc. One case per process:
+    test_reportd.py ReportdTest.test_iperf_accuracy
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+REPORTD = os.environ.get("WLANFAIR_REPORTD", "wlanfair-reportd")
+CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
+SKIP = 77
+RATE_MBIT = 20
+
+
+def run(*args, check=True, **kw):
+    r = subprocess.run(args, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise AssertionError("%s exited %d: %s" % (" ".join(args), r.returncode,
+                                                   (r.stderr or r.stdout).strip()))
+    return r
+
+
+class Net:
+    """Client ('station') and server namespaces joined by a veth pair."""
+
+    def __init__(self):
+        self.p = "wfr%d" % os.getpid()
+        self.client, self.server = self.p + "-c", self.p + "-s"
+        self.cdev, self.sdev = self.p + "c", self.p + "s"
+        self.caddr, self.saddr = "10.232.0.1", "10.232.0.2"
+        try:
+            run("ip", "netns", "add", self.client)
+            run("ip", "netns", "add", self.server)
+            run("ip", "link", "add", self.cdev, "netns", self.client, "type", "veth",
+                "peer", "name", self.sdev, "netns", self.server)
+            for ns, dev, addr in ((self.client, self.cdev, self.caddr),
+                                  (self.server, self.sdev, self.saddr)):
+                run("ip", "-n", ns, "addr", "add", addr + "/24", "dev", dev)
+                run("ip", "-n", ns, "link", "set", dev, "up")
+                run("ip", "-n", ns, "link", "set", "lo", "up")
+        except BaseException:
+            self.close()
+            raise
+
+    def ns(self, ns, *args, **kw):
+        return run("ip", "netns", "exec", ns, *args, **kw)
+
+    def close(self):
+        for ns in (self.client, self.server):
+            run("ip", "netns", "del", ns, check=False)
+
+
+UDP_SINK = """
+import socket, sys
+s = socket.socket(socket.AF_INET6 if ':' in sys.argv[1] else socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2])))
+print("ready", flush=True)
+while True:
+    data, peer = s.recvfrom(65536)
+    print(peer[0] + " " + data.decode("utf-8", "replace"), flush=True)
+"""
+
+
+class ReportdTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="wfr-")
+        self.sock = os.path.join(self.tmp, "report.sock")
+        self.prom = os.path.join(self.tmp, "prom")
+        os.makedirs(self.prom)
+        self.machine_id = os.path.join(self.tmp, "machine-id")
+        with open(self.machine_id, "w") as f:
+            f.write("0123456789abcdef0123456789abcdef\n")
+        self.conf = os.path.join(self.tmp, "empty.conf")
+        open(self.conf, "w").close()
+        self.procs = []
+        self.net = None
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if self.net:
+            self.net.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def need_root(self, *tools):
+        if os.geteuid() != 0:
+            self.skipTest("needs root (network namespaces)")
+        for t in tools:
+            if shutil.which(t) is None:
+                self.skipTest("%s is not installed" % t)
+        self.net = Net()
+        return self.net
+
+    def reportd(self, *args, ns=None):
+        argv = [REPORTD, "--config", self.conf, "--machine-id", self.machine_id,
+                "--socket", self.sock, "--textfile-dir", self.prom, *args]
+        if ns:
+            argv = ["ip", "netns", "exec", ns] + argv
+        log = open(os.path.join(self.tmp, "reportd.log"), "w")
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, text=True)
+        self.procs.append(p)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if p.poll() is not None:
+                self.fail("wlanfair-reportd exited %d: %s" % (p.returncode, self.log()))
+            if os.path.exists(self.sock):
+                return p
+            time.sleep(0.05)
+        self.fail("no local socket within 10 s: " + self.log())
+
+    def log(self):
+        with open(os.path.join(self.tmp, "reportd.log")) as f:
+            return f.read()
+
+    def wait_log(self, text, timeout=5):
+        deadline = time.monotonic() + timeout
+        while text not in self.log():
+            if time.monotonic() > deadline:
+                self.fail("%r not logged: %s" % (text, self.log()))
+            time.sleep(0.05)
+
+    def report(self):
+        """The daemon's latest report over the local channel."""
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect(self.sock)
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        s.close()
+        return json.loads(data)
+
+    def wait_for(self, pred, what, timeout=10):
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            last = self.report()
+            if pred(last):
+                return last
+            time.sleep(0.1)
+        self.fail("%s: not within %d s; last report %s" % (what, timeout, json.dumps(last)[:2000]))
+
+    def stop(self, p):
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=10)
+        self.assertEqual(p.returncode, 0, self.log())
+        self.assertFalse(os.path.exists(self.sock), "local socket left behind")
+
+    @staticmethod
+    def iface(report, name):
+        for i in report.get("interfaces", []):
+            if i["name"] == name:
+                return i
+        return None
+
+    def udp_sink(self, ns, addr, port):
+        p = subprocess.Popen(["ip", "netns", "exec", ns, sys.executable, "-c", UDP_SINK,
+                              addr, str(port)], stdout=subprocess.PIPE, text=True)
+        self.procs.append(p)
+        self.assertEqual(p.stdout.readline().strip(), "ready")
+        return p
+
+    def read_datagram(self, sink, timeout=10):
+        import select
+        r, _, _ = select.select([sink.stdout], [], [], timeout)
+        self.assertTrue(r, "no report arrived within %d s: %s" % (timeout, self.log()))
+        peer, _, text = sink.stdout.readline().partition(" ")
+        return json.loads(text)
+
+    # ---------------------------------------------------------------- cases
+
+    def test_iperf_accuracy(self):
+        """Through a 20 Mbit/s tbf: interface rate and per-flow goodput over
+        the same 10 s agree with iperf3 (and the shaper) within 5 %."""
+        net = self.need_root("iperf3", "tc")
+        net.ns(net.client, "tc", "qdisc", "add", "dev", net.cdev, "root", "tbf",
+               "rate", "%dmbit" % RATE_MBIT, "burst", "32kbit", "latency", "50ms")
+        srv = subprocess.Popen(["ip", "netns", "exec", net.server, "iperf3", "-s", "-1",
+                                "-B", net.saddr, "-p", "5201"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.procs.append(srv)
+        time.sleep(0.5)
+        cli = subprocess.Popen(["ip", "netns", "exec", net.client, "iperf3", "-c", net.saddr,
+                                "-p", "5201", "-t", "14", "-J"],
+                               stdout=subprocess.PIPE, text=True)
+        self.procs.append(cli)
+        # Past slow start, then exactly one 10 s reporter interval.
+        time.sleep(2)
+        t0 = time.monotonic()
+        r = run("ip", "netns", "exec", net.client, REPORTD, "--config", self.conf,
+                "--once", "--no-send", "--interval", "10", "-i", net.cdev,
+                "--textfile-dir", "none", "--machine-id", self.machine_id)
+        t1 = time.monotonic()
+        out, _ = cli.communicate(timeout=30)
+        ip = json.loads(out)
+        report = json.loads(r.stdout)
+
+        # iperf3's 1 s intervals around the reporter's window (which starts
+        # ~2 s into iperf3's run and lasts 10 s): the shaped rate is steady
+        # there, so the averages must agree.
+        bits = secs = 0.0
+        for iv in ip["intervals"]:
+            s = iv["sum"]
+            if s["start"] >= 2.0 and s["end"] <= 13.0:
+                bits += s["bytes"] * 8
+                secs += s["seconds"]
+        iperf_bps = bits / secs
+
+        cdev = self.iface(report, net.cdev)
+        self.assertIsNotNone(cdev, report)
+        flow = [f for f in report["flows"] if f["dst"] == "%s:5201" % net.saddr and
+                f.get("goodput_tx_bps", 0) > 1e6]
+        self.assertEqual(len(flow), 1, report["flows"])
+        flow = flow[0]
+        self.assertEqual(flow["iface"], net.cdev)
+        self.assertEqual(flow["state"], "established")
+        for key in ("cc", "cwnd", "rtt_us", "rttvar_us", "total_retrans", "delivery_rate_bps"):
+            self.assertIn(key, flow)
+
+        print("iperf3 %.3f Mbit/s (intervals 2-13 s), reporter window %.2f s: flow goodput "
+              "%.3f, interface goodput %.3f, interface tx %.3f Mbit/s (%.0f pkt/s), shaper %d"
+              % (iperf_bps / 1e6, t1 - t0, flow["goodput_tx_bps"] / 1e6,
+                 cdev["goodput_tx_bps"] / 1e6, cdev["tx_bps"] / 1e6, cdev["tx_pps"], RATE_MBIT))
+        self.assertAlmostEqual(flow["goodput_tx_bps"] / iperf_bps, 1, delta=0.05)
+        self.assertAlmostEqual(cdev["goodput_tx_bps"] / iperf_bps, 1, delta=0.05)
+        # tbf shapes link-layer bytes: the interface rate is the shaper's.
+        self.assertAlmostEqual(cdev["tx_bps"] / (RATE_MBIT * 1e6), 1, delta=0.05)
+        # And payload plus per-packet headers (Ethernet 14, IPv4 20, TCP
+        # with timestamps 32) accounts for it: goodput == iperf3's.
+        payload = cdev["tx_bps"] - cdev["tx_pps"] * 66 * 8
+        self.assertAlmostEqual(payload / iperf_bps, 1, delta=0.05)
+
+    def test_interfaces_come_and_go(self):
+        """A configured interface that appears, disappears and comes back is
+        reported without a restart; the others carry on."""
+        net = self.need_root()
+        extra = net.p + "x"
+        p = self.reportd("--no-send", "--interval", "0.2", "-i", net.cdev, "-i", extra,
+                         ns=net.client)
+        rep = self.wait_for(lambda r: self.iface(r, net.cdev) and "tx_bps" in self.iface(r, net.cdev),
+                            "rates of " + net.cdev)
+        self.assertIsNone(self.iface(rep, extra))
+        # veth: every kernel has it (dummy may be a missing module).
+        net.ns(net.client, "ip", "link", "add", extra, "type", "veth", "peer", "name", extra + "p")
+        net.ns(net.client, "ip", "link", "set", extra, "up")
+        self.wait_for(lambda r: self.iface(r, extra) and "tx_bps" in self.iface(r, extra),
+                      extra + " reported after it appeared")
+        net.ns(net.client, "ip", "link", "del", extra)
+        rep = self.wait_for(lambda r: self.iface(r, extra) is None, extra + " dropped")
+        self.assertIn("tx_bps", self.iface(rep, net.cdev))
+        net.ns(net.client, "ip", "link", "add", extra, "type", "veth", "peer", "name", extra + "p")
+        self.wait_for(lambda r: self.iface(r, extra) is not None, extra + " back again")
+        self.assertEqual(p.poll(), None)
+        log = self.log()
+        self.assertIn("interface %s is not present" % extra, log)
+        self.assertIn("%s (ifindex" % extra, log)
+        self.assertIn("is gone", log)
+
+        # wlanfairctl reads the same report over the local channel.
+        st = json.loads(net.ns(net.client, CTL, "status", "--json", "--socket", self.sock).stdout)
+        self.assertEqual(st["source"], "daemon")
+        self.assertIsNotNone(self.iface(st["report"], net.cdev))
+        top = net.ns(net.client, CTL, "top", "-n", "2", "--interval", "0.2",
+                     "--socket", self.sock).stdout
+        self.assertIn("wlanfair-reportd", top)
+        self.assertIn(net.cdev, top)
+        # The textfile follows too.
+        with open(os.path.join(self.prom, "wlanfair.prom")) as f:
+            self.assertIn('wlanfair_interface_up{device="%s"} 1' % net.cdev, f.read())
+        self.stop(p)
+
+    def test_unreachable_destination(self):
+        """No route to the destination: textfile and status carry on, the
+        failure is logged rate-limited, and reports flow once it is reachable."""
+        net = self.need_root()
+        dest = "203.0.113.7"
+        p = self.reportd("--interval", "0.2", "-i", net.cdev, "--destination", dest + ":7455",
+                         ns=net.client)
+        prom = os.path.join(self.prom, "wlanfair.prom")
+        self.wait_for(lambda r: r["sending"].get("errors", 0) >= 10, "10 failed sends")
+        stamp1 = os.stat(prom).st_mtime_ns
+        time.sleep(0.6)
+        rep = self.report()
+        self.assertGreater(os.stat(prom).st_mtime_ns, stamp1, "textfile not rewritten")
+        self.assertIn("tx_bps", self.iface(rep, net.cdev))
+        self.assertIn("unreachable", rep["sending"]["last_error"])
+        # Rate-limited: one line for all those failures.
+        self.assertEqual(self.log().count("not sent"), 1, self.log())
+
+        # Make it reachable: the next reports arrive, no restart.
+        net.ns(net.server, "ip", "addr", "add", dest + "/32", "dev", net.sdev)
+        sink = self.udp_sink(net.server, dest, 7455)
+        net.ns(net.client, "ip", "route", "add", dest + "/32", "via", net.saddr)
+        d = self.read_datagram(sink)
+        self.assertEqual(d["wlanfair_report"], 1)
+        self.assertEqual(len(d["host"]), 32)
+        self.assertEqual(d["interfaces"][0]["name"], net.cdev)
+        self.wait_log("reports reach %s:7455 again" % dest)
+        self.assertEqual(p.poll(), None)
+        self.stop(p)
+
+    def test_default_gateway(self):
+        """Without a destination, reports go to the default gateway of the
+        reported interface, follow it when it changes, and are signed."""
+        net = self.need_root()
+        gw1, gw2 = net.saddr, "10.232.0.3"
+        net.ns(net.client, "ip", "route", "add", "default", "via", gw1)
+        net.ns(net.server, "ip", "addr", "add", gw2 + "/24", "dev", net.sdev)
+        key = os.path.join(self.tmp, "key")
+        with open(key, "w") as f:
+            f.write("0123456789abcdef0123456789abcdef\n")
+        os.chmod(key, 0o600)
+        sink1 = self.udp_sink(net.server, gw1, 7455)
+        sink2 = self.udp_sink(net.server, gw2, 7455)
+        p = self.reportd("--interval", "0.2", "-i", net.cdev, "--key", key, ns=net.client)
+        d = self.read_datagram(sink1)
+        self.assertEqual(d["wlanfair_report"], 1)
+        self.assertEqual(len(d.get("mac", "")), 64)
+        seq1 = d["seq"]
+        net.ns(net.client, "ip", "route", "replace", "default", "via", gw2)
+        d2 = self.read_datagram(sink2)
+        self.assertGreater(d2["seq"], seq1)
+        self.assertEqual(d2["boot"], d["boot"])
+        self.wait_log("sending reports to %s:7455 (default gateway)" % gw2)
+        self.stop(p)
+
+    def test_unprivileged(self):
+        """rtnetlink, sock_diag (other users' sockets too) and route lookups
+        with no capability at all, as under DynamicUser=."""
+        net = self.need_root("setpriv")
+        # Readable by the unprivileged user.
+        os.chmod(self.tmp, 0o755)
+        for f in (self.conf, self.machine_id):
+            os.chmod(f, 0o644)
+        sink = subprocess.Popen(["ip", "netns", "exec", net.server, sys.executable, "-c",
+                                 "import socket;l=socket.create_server(('%s',5999));c,_=l.accept();"
+                                 "import time;time.sleep(30)" % net.saddr])
+        self.procs.append(sink)
+        time.sleep(0.5)
+        conn = subprocess.Popen(["ip", "netns", "exec", net.client, sys.executable, "-c",
+                                 "import socket,time;s=socket.create_connection(('%s',5999));"
+                                 "s.send(b'x'*100000);time.sleep(30)" % net.saddr])
+        self.procs.append(conn)
+        time.sleep(0.5)
+        r = run("ip", "netns", "exec", net.client, "setpriv", "--reuid=65534", "--regid=65534",
+                "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+                REPORTD, "--config", self.conf, "--once", "--no-send", "--interval", "0.3",
+                "-i", net.cdev, "--textfile-dir", "none", "--machine-id", self.machine_id)
+        report = json.loads(r.stdout)
+        self.assertIn("tx_bytes", self.iface(report, net.cdev))
+        flows = [f for f in report["flows"] if f["dst"] == "%s:5999" % net.saddr]
+        self.assertEqual(len(flows), 1, report)
+        self.assertEqual(flows[0]["iface"], net.cdev)
+        self.assertIn("rtt_us", flows[0])
+        chk = run("ip", "netns", "exec", net.client, "setpriv", "--reuid=65534",
+                  "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                  REPORTD, "--config", self.conf, "--check")
+        self.assertIn("rtnetlink      ok", chk.stdout)
+        self.assertIn("sock_diag      ok", chk.stdout)
+
+    def test_top_terminal(self):
+        """wlanfairctl top in a terminal: redraws, quits on q, and gives the
+        terminal back as it found it (no root needed)."""
+        import pty
+        import select
+        import termios
+        master, slave = pty.openpty()
+        before = termios.tcgetattr(slave)
+        p = subprocess.Popen([CTL, "top", "--direct", "-i", "lo", "--interval", "0.2"],
+                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        self.procs.append(p)
+        out = b""
+        deadline = time.monotonic() + 10
+        while out.count(b"\x1b[H") < 3 and time.monotonic() < deadline:
+            r, _, _ = select.select([master], [], [], 0.2)
+            if r:
+                out += os.read(master, 65536)
+        self.assertGreaterEqual(out.count(b"\x1b[H"), 3, out[-2000:])
+        self.assertIn(b"\x1b[?1049h", out)
+        self.assertIn(b"INTERFACE", out)
+        os.write(master, b"q")
+        self.assertEqual(p.wait(timeout=5), 0)
+        self.assertEqual(termios.tcgetattr(slave), before, "terminal modes not restored")
+        # SIGTERM restores it too.
+        p = subprocess.Popen([CTL, "top", "--direct", "-i", "lo", "--interval", "0.2"],
+                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+        self.procs.append(p)
+        time.sleep(1)
+        self.assertNotEqual(termios.tcgetattr(slave)[3], before[3], "not in raw mode")
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(timeout=5), 0)
+        self.assertEqual(termios.tcgetattr(slave), before, "terminal modes not restored")
+        os.close(master)
+        os.close(slave)
+
+    def test_bad_configuration(self):
+        """Unknown keys and bad values: exit 2, naming them (no root needed)."""
+        conf = os.path.join(self.tmp, "reportd.conf")
+        cases = [
+            ("[reportd]\nintervall=1\n", "unknown key 'intervall'"),
+            ("[reportd]\ninterval=0.05\n", "interval '0.05'"),
+            ("[reportd]\ninterval=61\n", "interval '61'"),
+            ("[reportd]\ntop-flows=x\n", "top-flows 'x'"),
+            ("[reportd]\nhostname=maybe\n", "hostname 'maybe'"),
+            ("[reportd]\ndestination=a b:1\n", "destination 'a b:1'"),
+            ("[reportd]\ndestination=host:99999\n", "destination 'host:99999'"),
+            ("[other]\nx=1\n", "unknown section [other]"),
+        ]
+        for text, msg in cases:
+            with open(conf, "w") as f:
+                f.write(text)
+            r = run(REPORTD, "--config", conf, "--check", check=False)
+            self.assertEqual(r.returncode, 2, text + r.stdout + r.stderr)
+            self.assertIn(msg, r.stderr)
+        r = run(REPORTD, "--config", self.conf, "--interval", "0", "--check", check=False)
+        self.assertEqual(r.returncode, 2)
+        r = run(REPORTD, "--config", os.path.join(self.tmp, "missing.conf"), "--check", check=False)
+        self.assertEqual(r.returncode, 2)
+        with open(conf, "w") as f:
+            f.write("[reportd]\ninterval=0.5\ndestination=[2001:db8::1]:9000\ntop-flows=3\n"
+                    "hostname=no\ninterfaces=wlan0, wlan1\ntextfile-dir=none\n")
+        r = run(REPORTD, "--config", conf, "--check", check=False)
+        self.assertIn("interval 0.5 s", r.stdout)
+        self.assertIn("destination [2001:db8::1]:9000", r.stdout)
+        self.assertNotEqual(r.returncode, 2, r.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: test_reportd.py ReportdTest.test_<case>")
+    suite = unittest.defaultTestLoader.loadTestsFromNames(sys.argv[1:],
+                                                         sys.modules[__name__])
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    if result.skipped and result.testsRun == len(result.skipped):
+        sys.exit(SKIP)
+    sys.exit(0 if result.wasSuccessful() else 1)

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Goodput per flow and per interface, and the top N, on synthetic
+ * sock_diag samples with known byte counters and times. */
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "wlanfair-flows.h"
+#include "wlanfair-route.h"
+
+#define SEC G_USEC_PER_SEC
+
+static WfSockdiagTcp
+sock (guint64 inode, const char *dst, guint64 acked, guint64 received)
+{
+  WfSockdiagTcp s = { 0 };
+
+  s.family = 2;
+  s.state = 1;
+  s.inode = inode;
+  g_snprintf (s.src, sizeof s.src, "192.0.2.1:%u", (guint) (40000 + inode));
+  g_strlcpy (s.dst, dst, sizeof s.dst);
+  g_strlcpy (s.cong, "cubic", sizeof s.cong);
+  s.have_info = TRUE;
+  s.info.have_rates = TRUE;
+  s.info.bytes_acked = acked;
+  s.info.bytes_received = received;
+  s.info.snd_cwnd = 10;
+  return s;
+}
+
+typedef struct {
+  guint calls;
+} Routes;
+
+/* 198.51.100.x leaves through ifindex 3, everything else through 4. */
+static int
+route (const WfSockdiagTcp *s, gpointer data)
+{
+  Routes *r = data;
+
+  r->calls++;
+  return g_str_has_prefix (s->dst, "198.51.100.") ? 3 : 4;
+}
+
+static void
+sample (WfFlows *f, gint64 t, const WfSockdiagTcp *socks, guint n)
+{
+  wf_flows_begin (f, t);
+  for (guint i = 0; i < n; i++)
+    wf_flows_add (f, &socks[i]);
+  wf_flows_end (f);
+}
+
+static void
+test_goodput (void)
+{
+  Routes r = { 0 };
+  g_autoptr(WfFlows) f = wf_flows_new (10, route, &r);
+  WfSockdiagTcp a[2] = { sock (1, "198.51.100.7:443", 1000000, 5000),
+                         sock (2, "203.0.113.9:80", 0, 1000) };
+  const WfFlow *top;
+  double tx, rx;
+  guint n;
+
+  /* First sample: counters only, no interval yet, no goodput claimed. */
+  sample (f, 10 * SEC, a, 2);
+  g_assert_cmpuint (wf_flows_total (f), ==, 2);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_false (top[0].has_goodput);
+  g_assert_false (wf_flows_iface_goodput (f, 3, &tx, &rx));
+
+  /* 0.5 s later: flow 1 acked 2.5 MB more (40 Mbit/s), received 0;
+   * flow 2 received 500 kB (8 Mbit/s). */
+  a[0].info.bytes_acked += 2500000;
+  a[1].info.bytes_received += 500000;
+  sample (f, 10 * SEC + SEC / 2, a, 2);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (top[0].sock.inode, ==, 1);
+  g_assert_true (top[0].has_goodput);
+  g_assert_cmpfloat_with_epsilon (top[0].goodput_tx_bps, 40e6, 1e-3);
+  g_assert_cmpfloat_with_epsilon (top[0].goodput_rx_bps, 0, 1e-9);
+  g_assert_cmpint (top[0].ifindex, ==, 3);
+  g_assert_cmpfloat_with_epsilon (top[1].goodput_rx_bps, 8e6, 1e-3);
+  g_assert_cmpint (top[1].ifindex, ==, 4);
+
+  g_assert_true (wf_flows_iface_goodput (f, 3, &tx, &rx));
+  g_assert_cmpfloat_with_epsilon (tx, 40e6, 1e-3);
+  g_assert_cmpfloat_with_epsilon (rx, 0, 1e-9);
+  g_assert_true (wf_flows_iface_goodput (f, 4, &tx, &rx));
+  g_assert_cmpfloat_with_epsilon (rx, 8e6, 1e-3);
+  /* An interface without flows carries zero goodput (measured, not absent). */
+  g_assert_true (wf_flows_iface_goodput (f, 9, &tx, &rx));
+  g_assert_cmpfloat (tx + rx, ==, 0);
+
+  /* Routes are looked up once per flow, again only after invalidation. */
+  g_assert_cmpuint (r.calls, ==, 2);
+  sample (f, 11 * SEC, a, 2);
+  g_assert_cmpuint (r.calls, ==, 2);
+  wf_flows_invalidate_routes (f);
+  sample (f, 12 * SEC, a, 2);
+  g_assert_cmpuint (r.calls, ==, 4);
+}
+
+static void
+test_new_closed_reset_bound (void)
+{
+  Routes r = { 0 };
+  g_autoptr(WfFlows) f = wf_flows_new (10, route, &r);
+  WfSockdiagTcp a[3] = { sock (1, "198.51.100.1:1", 100, 0),
+                         sock (2, "198.51.100.2:1", 0, 0),
+                         sock (3, "198.51.100.3:1", 0, 0) };
+  const WfFlow *top;
+  double tx, rx;
+  guint n;
+
+  sample (f, 1 * SEC, a, 1);
+  /* Flow 2 opened since the last dump: all its 1 MB fall in this second. */
+  a[1].info.bytes_acked = 1000000;
+  a[0].info.bytes_acked = 100 + 125000; /* 1 Mbit/s */
+  sample (f, 2 * SEC, a, 2);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (top[0].sock.inode, ==, 2);
+  g_assert_cmpfloat_with_epsilon (top[0].goodput_tx_bps, 8e6, 1e-3);
+  g_assert_cmpfloat_with_epsilon (top[1].goodput_tx_bps, 1e6, 1e-3);
+  g_assert_true (wf_flows_iface_goodput (f, 3, &tx, &rx));
+  g_assert_cmpfloat_with_epsilon (tx, 9e6, 1e-3);
+
+  /* Flow 1 closed; flow 2's counter went back (a new socket under a
+   * reused inode): its bytes count from zero, not as a 2^64 wrap. */
+  a[1].info.bytes_acked = 250000;
+  sample (f, 3 * SEC, &a[1], 1);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpfloat_with_epsilon (top[0].goodput_tx_bps, 2e6, 1e-3);
+
+  /* Flow 1 again: unknown since it was dropped, so it is new. */
+  a[0].info.bytes_acked = 500;
+  sample (f, 4 * SEC, a, 2);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (top[0].sock.inode, ==, 1);
+  g_assert_cmpfloat_with_epsilon (top[0].goodput_tx_bps, 4000, 1e-6);
+  g_assert_cmpfloat_with_epsilon (top[1].goodput_tx_bps, 0, 1e-9);
+
+  /* A socket bound to a device (SO_BINDTODEVICE) needs no route lookup. */
+  a[2].ifindex = 7;
+  a[2].info.bytes_received = 1000;
+  r.calls = 0;
+  sample (f, 5 * SEC, &a[2], 1);
+  sample (f, 6 * SEC, &a[2], 1);
+  g_assert_cmpuint (r.calls, ==, 0);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpint (top[0].ifindex, ==, 7);
+}
+
+static void
+test_top_n (void)
+{
+  g_autoptr(WfFlows) f = wf_flows_new (5, NULL, NULL);
+  WfSockdiagTcp a[40];
+  const WfFlow *top;
+  guint n;
+
+  for (guint i = 0; i < G_N_ELEMENTS (a); i++)
+    a[i] = sock (i + 1, "203.0.113.1:80", 0, 0);
+  sample (f, SEC, a, G_N_ELEMENTS (a));
+  /* Goodput (i * 7 mod 40) * 1 kB per second: a shuffled order. */
+  for (guint i = 0; i < G_N_ELEMENTS (a); i++)
+    a[i].info.bytes_received = ((i * 7) % 40) * 1000;
+  sample (f, 2 * SEC, a, G_N_ELEMENTS (a));
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 5);
+  g_assert_cmpuint (wf_flows_total (f), ==, 40);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpfloat_with_epsilon (top[i].goodput_rx_bps, (39 - i) * 8000.0, 1e-6);
+  /* No route function: flows are not attributed. */
+  g_assert_cmpint (top[0].ifindex, ==, 0);
+
+  /* Without tcp_info there is no goodput, and the flow still counts. */
+  a[0].have_info = FALSE;
+  sample (f, 3 * SEC, a, 1);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_false (top[0].has_goodput);
+}
+
+/* The real kernel: a TCP connection over loopback is seen through
+ * sock_diag (no privilege needed) with its bytes, and routed via lo. */
+static int
+route_real (const WfSockdiagTcp *s, gpointer data)
+{
+  return wf_route_egress (data, s->dst);
+}
+
+static void
+test_sockdiag_loopback (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WfRoute) rt = wf_route_new (&error);
+  g_autoptr(WfFlows) f = NULL;
+  struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof addr;
+  char buf[65536], local[64];
+  int l, c, s;
+  gsize sent = 0, got = 0;
+  const WfFlow *top;
+  guint n;
+  gboolean found = FALSE;
+
+  g_assert_no_error (error);
+  f = wf_flows_new (1000, route_real, rt);
+  l = socket (AF_INET, SOCK_STREAM, 0);
+  g_assert_cmpint (bind (l, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_cmpint (listen (l, 1), ==, 0);
+  g_assert_cmpint (getsockname (l, (struct sockaddr *) &addr, &len), ==, 0);
+  c = socket (AF_INET, SOCK_STREAM, 0);
+  g_assert_cmpint (connect (c, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  s = accept (l, NULL, NULL);
+  g_assert_cmpint (s, >=, 0);
+  len = sizeof addr;
+  getsockname (c, (struct sockaddr *) &addr, &len);
+  g_snprintf (local, sizeof local, "127.0.0.1:%u", ntohs (addr.sin_port));
+
+  g_assert_true (wf_flows_sample (f, g_get_monotonic_time (), &error));
+  g_assert_no_error (error);
+  memset (buf, 'x', sizeof buf);
+  while (sent < 1000000)
+    {
+      ssize_t w = write (c, buf, sizeof buf);
+      ssize_t r;
+
+      g_assert_cmpint (w, >, 0);
+      sent += (gsize) w;
+      while (got < sent && (r = read (s, buf, sizeof buf)) > 0)
+        got += (gsize) r;
+    }
+  g_usleep (100000);
+  g_assert_true (wf_flows_sample (f, g_get_monotonic_time (), &error));
+  top = wf_flows_top (f, &n);
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (top[i].sock.src, local))
+      {
+        found = TRUE;
+        g_assert_true (top[i].has_goodput);
+        /* 1 MB within the ~0.1 s between the samples: well above 10 Mbit/s. */
+        g_assert_cmpfloat (top[i].goodput_tx_bps, >, 10e6);
+        g_assert_cmpint (top[i].ifindex, ==, (int) if_nametoindex ("lo"));
+      }
+  g_assert_true (found);
+  close (s);
+  close (c);
+  close (l);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/reporter/flows/goodput", test_goodput);
+  g_test_add_func ("/reporter/flows/new-closed-reset-bound", test_new_closed_reset_bound);
+  g_test_add_func ("/reporter/flows/top-n", test_top_n);
+  g_test_add_func ("/reporter/flows/sockdiag", test_sockdiag_loopback);
+  return g_test_run ();
+}
