@@ -20,7 +20,7 @@ WfScanLink *
 wf_scan_link_new (GError **error)
 {
   WfScanLink *l = g_new0 (WfScanLink, 1);
-  int err;
+  int err = 0;
 
   l->sock = nl_socket_alloc ();
   if (!l->sock || (err = nl_connect (l->sock, NETLINK_ROUTE)) < 0)
