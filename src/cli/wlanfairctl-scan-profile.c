@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfairctl scan set/get/unset: the scan guard's per-connection keys in
+ * a NetworkManager profile's user.data. nmcli cannot write user.data, so
+ * this goes through libnm: change the setting on the remote connection
+ * and send the whole profile back with Update2 (as nmcli modify does). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <NetworkManager.h>
+
+#include "wlanfair-scan-keys.h"
+#include "wlanfairctl-scan.h"
+#include "wlanfairctl.h"
+
+static NMClient *
+nm_client (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(NMClient) client = nm_client_new (NULL, &error);
+
+  if (!client)
+    {
+      wf_cli_fail ("cannot talk to NetworkManager: %s", error->message);
+      return NULL;
+    }
+  if (!nm_client_get_nm_running (client))
+    {
+      wf_cli_fail ("NetworkManager is not running");
+      return NULL;
+    }
+  return g_steal_pointer (&client);
+}
+
+/* CONNECTION is a D-Bus path, a UUID or an id (which must be unique). */
+static NMRemoteConnection *
+find_connection (NMClient *client, const char *spec)
+{
+  const GPtrArray *all;
+  NMRemoteConnection *found = NULL;
+  guint n = 0;
+
+  if (spec[0] == '/')
+    found = nm_client_get_connection_by_path (client, spec);
+  else
+    found = nm_client_get_connection_by_uuid (client, spec);
+  if (found)
+    return found;
+  all = nm_client_get_connections (client);
+  for (guint i = 0; i < all->len; i++)
+    if (g_strcmp0 (nm_connection_get_id (all->pdata[i]), spec) == 0)
+      {
+        found = all->pdata[i];
+        n++;
+      }
+  if (n == 0)
+    wf_cli_fail ("no connection profile '%s' (give its name, UUID or D-Bus path)", spec);
+  else if (n > 1)
+    {
+      wf_cli_fail ("%u connection profiles are named '%s': give the UUID", n, spec);
+      found = NULL;
+    }
+  return found;
+}
+
+static const WfScanKey *
+parse_key (const char *text, int *rc)
+{
+  const WfScanKey *key = wf_scan_key_lookup (text);
+
+  if (!key)
+    {
+      g_autofree char *list = wf_scan_key_list ();
+
+      *rc = wf_cli_usage_error ("unknown key '%s': expected one of %s "
+                                "(or the same with the prefix " WF_SCAN_KEY_PREFIX ")",
+                                text, list);
+    }
+  return key;
+}
+
+typedef struct {
+  GMainLoop *loop;
+  GError *error;
+} Wait;
+
+static void
+update_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  Wait *w = data;
+  g_autoptr(GVariant) out = nm_remote_connection_update2_finish (NM_REMOTE_CONNECTION (source),
+                                                                 res, &w->error);
+
+  g_main_loop_quit (w->loop);
+}
+
+/* Set (VALUE non-NULL) or remove FULL_KEY and save the profile to disk. */
+static int
+write_key (NMRemoteConnection *remote, const char *full_key, const char *value)
+{
+  NMConnection *conn = NM_CONNECTION (remote);
+  NMSettingUser *user = NM_SETTING_USER (nm_connection_get_setting (conn, NM_TYPE_SETTING_USER));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  Wait w = { loop, NULL };
+
+  if (!user)
+    {
+      user = NM_SETTING_USER (nm_setting_user_new ());
+      nm_connection_add_setting (conn, NM_SETTING (user));
+    }
+  if (!nm_setting_user_set_data (user, full_key, value, &error))
+    return wf_cli_fail ("%s", error->message);
+  nm_remote_connection_update2 (remote,
+                                nm_connection_to_dbus (conn, NM_CONNECTION_SERIALIZE_ALL),
+                                NM_SETTINGS_UPDATE2_FLAG_TO_DISK, NULL, NULL,
+                                update_done, &w);
+  g_main_loop_run (loop);
+  if (w.error)
+    {
+      g_autoptr(GError) e = w.error;
+
+      g_dbus_error_strip_remote_error (e);
+      return wf_cli_fail ("cannot update connection '%s': %s",
+                          nm_connection_get_id (conn), e->message);
+    }
+  return WF_EXIT_OK;
+}
+
+static gboolean
+parse_plain (const char *summary, int *argc, char ***argv, int *rc)
+{
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+
+  g_option_context_set_summary (ctx, summary);
+  return wf_cli_parse_options (ctx, argc, argv, rc);
+}
+
+#define KEYS_HELP \
+  "Keys (short or with the prefix wlanfair.scan.): mode (auto|off|always),\n" \
+  "policy (observe|strict), traffic-pps, traffic-time, hold-off, roam-floor.\n" \
+  "CONNECTION is the profile's name, UUID or D-Bus path."
+
+int
+wf_cli_scan_set (int argc, char **argv)
+{
+  g_autoptr(NMClient) client = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *full = NULL;
+  const WfScanKey *key;
+  NMRemoteConnection *remote;
+  int rc;
+
+  if (!parse_plain ("Set a scan guard key in a NetworkManager profile's user.data.\n"
+                    KEYS_HELP, &argc, &argv, &rc))
+    return rc;
+  if (argc != 4)
+    return wf_cli_usage_error ("expected CONNECTION KEY VALUE");
+  /* Validate before asking NetworkManager anything: exit 2 on bad input. */
+  key = parse_key (argv[2], &rc);
+  if (!key)
+    return rc;
+  if (!wf_scan_key_validate (key, argv[3], &error))
+    return wf_cli_usage_error ("%s", error->message);
+  client = nm_client ();
+  if (!client)
+    return WF_EXIT_FAILURE;
+  remote = find_connection (client, argv[1]);
+  if (!remote)
+    return WF_EXIT_FAILURE;
+  full = wf_scan_key_full_name (key);
+  return write_key (remote, full, argv[3]);
+}
+
+int
+wf_cli_scan_unset (int argc, char **argv)
+{
+  g_autoptr(NMClient) client = NULL;
+  g_autofree char *full = NULL;
+  const WfScanKey *key;
+  NMRemoteConnection *remote;
+  NMSettingUser *user;
+  int rc;
+
+  if (!parse_plain ("Remove a scan guard key from a NetworkManager profile: the\n"
+                    "global value of /etc/wlanfair/scan.conf applies again.\n"
+                    KEYS_HELP, &argc, &argv, &rc))
+    return rc;
+  if (argc != 3)
+    return wf_cli_usage_error ("expected CONNECTION KEY");
+  key = parse_key (argv[2], &rc);
+  if (!key)
+    return rc;
+  client = nm_client ();
+  if (!client)
+    return WF_EXIT_FAILURE;
+  remote = find_connection (client, argv[1]);
+  if (!remote)
+    return WF_EXIT_FAILURE;
+  full = wf_scan_key_full_name (key);
+  user = NM_SETTING_USER (nm_connection_get_setting (NM_CONNECTION (remote),
+                                                     NM_TYPE_SETTING_USER));
+  /* Already absent: nothing to write, and not an error (idempotent). */
+  if (!user || !nm_setting_user_get_data (user, full))
+    return WF_EXIT_OK;
+  return write_key (remote, full, NULL);
+}
+
+int
+wf_cli_scan_get (int argc, char **argv)
+{
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autoptr(NMClient) client = NULL;
+  g_autoptr(JsonBuilder) b = NULL;
+  const WfScanKey *only = NULL;
+  NMRemoteConnection *remote;
+  NMSettingUser *user;
+  int rc, result = WF_EXIT_OK;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+    "Show the scan guard keys set in a NetworkManager profile (all, or KEY:\n"
+    "then exit 1 when it is not set). Keys not set take the global value.\n"
+    KEYS_HELP);
+  if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
+    return rc;
+  if (argc != 2 && argc != 3)
+    return wf_cli_usage_error ("expected CONNECTION [KEY]");
+  if (argc == 3 && !(only = parse_key (argv[2], &rc)))
+    return rc;
+  client = nm_client ();
+  if (!client)
+    return WF_EXIT_FAILURE;
+  remote = find_connection (client, argv[1]);
+  if (!remote)
+    return WF_EXIT_FAILURE;
+  user = NM_SETTING_USER (nm_connection_get_setting (NM_CONNECTION (remote),
+                                                     NM_TYPE_SETTING_USER));
+  if (json)
+    {
+      b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "connection");
+      json_builder_add_string_value (b, nm_connection_get_id (NM_CONNECTION (remote)));
+      json_builder_set_member_name (b, "uuid");
+      json_builder_add_string_value (b, nm_connection_get_uuid (NM_CONNECTION (remote)));
+      json_builder_set_member_name (b, "keys");
+      json_builder_begin_object (b);
+    }
+  for (WfScanKeyId id = 0; id < WF_SCAN_KEY_COUNT; id++)
+    {
+      const WfScanKey *key = wf_scan_key_get (id);
+      g_autofree char *full = wf_scan_key_full_name (key);
+      g_autoptr(GError) error = NULL;
+      const char *value = user ? nm_setting_user_get_data (user, full) : NULL;
+
+      if (only && only != key)
+        continue;
+      if (!value)
+        {
+          if (only)
+            {
+              if (!json)
+                g_printerr ("%s: %s is not set in '%s' (the global value applies)\n",
+                            g_get_prgname (), full,
+                            nm_connection_get_id (NM_CONNECTION (remote)));
+              result = WF_EXIT_FAILURE;
+            }
+          continue;
+        }
+      /* A hand-edited keyfile may hold a value the daemon will ignore. */
+      if (!wf_scan_key_validate (key, value, &error))
+        g_printerr ("%s: warning: %s (wlanfair-scand uses the global value)\n",
+                    g_get_prgname (), error->message);
+      if (json)
+        {
+          json_builder_set_member_name (b, key->name);
+          json_builder_add_string_value (b, value);
+        }
+      else if (only)
+        printf ("%s\n", value);
+      else
+        printf ("%s=%s\n", full, value);
+    }
+  if (json)
+    {
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+      wf_cli_print_json (b);
+    }
+  return result;
+}
