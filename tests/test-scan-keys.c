@@ -1,81 +1,80 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The scan guard's per-profile keys: names, short and full form, values. */
 #include <string.h>
 
-/* The scan guard's per-profile keys: names, short and full form, values. */
 #include "wlanfair-error.h"
 #include "wlanfair-scan-keys.h"
 
 static void
 test_lookup (void)
 {
-  const WfScanKey *k = wf_scan_key_lookup ("mode");
-  g_autofree char *full = NULL;
-  g_autofree char *list = wf_scan_key_list ();
+  const char *const *all = wf_scan_config_profile_keys ();
 
-  g_assert_nonnull (k);
-  g_assert_true (k == wf_scan_key_lookup ("wlanfair.scan.mode"));
-  g_assert_true (k == wf_scan_key_get (WF_SCAN_KEY_MODE));
-  full = wf_scan_key_full_name (k);
-  g_assert_cmpstr (full, ==, "wlanfair.scan.mode");
-  g_assert_nonnull (wf_scan_key_lookup ("roam-floor"));
-  g_assert_null (wf_scan_key_lookup ("Mode"));
-  g_assert_null (wf_scan_key_lookup ("wlanfair.scan."));
-  g_assert_null (wf_scan_key_lookup ("wlanfair.mode"));
-  g_assert_null (wf_scan_key_lookup ("other.scan.mode"));
-  g_assert_cmpstr (list, ==,
-                   "mode, policy, traffic-pps, traffic-time, hold-off, roam-floor");
+  g_assert_cmpstr (wf_scan_config_profile_key ("mode"), ==, "wlanfair.scan.mode");
+  g_assert_cmpstr (wf_scan_config_profile_key ("wlanfair.scan.mode"), ==, "wlanfair.scan.mode");
+  g_assert_cmpstr (wf_scan_config_profile_key ("idle-holdoff"), ==, "wlanfair.scan.idle-holdoff");
+  g_assert_null (wf_scan_config_profile_key ("Mode"));
+  g_assert_null (wf_scan_config_profile_key ("wlanfair.scan."));
+  g_assert_null (wf_scan_config_profile_key ("wlanfair.mode"));
+  g_assert_null (wf_scan_config_profile_key ("sample-interval")); /* global only */
+  g_assert_cmpuint (g_strv_length ((char **) all), ==, 10);
+  for (gsize i = 0; all[i]; i++)
+    g_assert_cmpstr (wf_scan_config_profile_key (all[i]), ==, all[i]);
 }
 
 static void
-expect (WfScanKeyId id, const char *value, gboolean valid)
+expect (const char *key, const char *value, gboolean valid)
 {
   g_autoptr(GError) error = NULL;
-  gboolean ok = wf_scan_key_validate (wf_scan_key_get (id), value, &error);
+  gboolean ok = wf_scan_config_check_profile_value (key, value, &error);
 
   if (ok != valid)
-    g_error ("%s=%s: expected %s", wf_scan_key_get (id)->name, value,
-             valid ? "valid" : "invalid");
+    g_error ("%s=%s: expected %s", key, value, valid ? "valid" : "invalid");
   if (!valid)
     {
       g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
-      /* The message names the key and what is allowed. */
-      g_assert_nonnull (strstr (error->message, wf_scan_key_get (id)->name));
-      g_assert_nonnull (strstr (error->message, wf_scan_key_get (id)->allowed));
+      g_assert_nonnull (strstr (error->message, key));
     }
 }
 
 static void
 test_values (void)
 {
-  expect (WF_SCAN_KEY_MODE, "auto", TRUE);
-  expect (WF_SCAN_KEY_MODE, "off", TRUE);
-  expect (WF_SCAN_KEY_MODE, "always", TRUE);
-  expect (WF_SCAN_KEY_MODE, "OFF", FALSE);
-  expect (WF_SCAN_KEY_MODE, "", FALSE);
-  expect (WF_SCAN_KEY_POLICY, "strict", TRUE);
-  expect (WF_SCAN_KEY_POLICY, "observe", TRUE);
-  expect (WF_SCAN_KEY_POLICY, "abort", FALSE);
-  expect (WF_SCAN_KEY_TRAFFIC_PPS, "20", TRUE);
-  expect (WF_SCAN_KEY_TRAFFIC_PPS, "0.5", TRUE);
-  expect (WF_SCAN_KEY_TRAFFIC_PPS, "0", FALSE);
-  expect (WF_SCAN_KEY_TRAFFIC_PPS, "-3", FALSE);
-  expect (WF_SCAN_KEY_TRAFFIC_PPS, "1e7", FALSE);
-  expect (WF_SCAN_KEY_TRAFFIC_PPS, "10k", FALSE);
-  expect (WF_SCAN_KEY_TRAFFIC_PPS, "nan", FALSE);
-  expect (WF_SCAN_KEY_TRAFFIC_TIME, "0", TRUE);
-  expect (WF_SCAN_KEY_TRAFFIC_TIME, "0.5", TRUE);
-  expect (WF_SCAN_KEY_TRAFFIC_TIME, "61", FALSE);
-  expect (WF_SCAN_KEY_HOLD_OFF, "10", TRUE);
-  expect (WF_SCAN_KEY_HOLD_OFF, "0", FALSE);
-  expect (WF_SCAN_KEY_HOLD_OFF, "3601", FALSE);
-  expect (WF_SCAN_KEY_HOLD_OFF, " 5", FALSE);
-  expect (WF_SCAN_KEY_ROAM_FLOOR, "auto", TRUE);
-  expect (WF_SCAN_KEY_ROAM_FLOOR, "-75", TRUE);
-  expect (WF_SCAN_KEY_ROAM_FLOOR, "-100", TRUE);
-  expect (WF_SCAN_KEY_ROAM_FLOOR, "-20", TRUE);
-  expect (WF_SCAN_KEY_ROAM_FLOOR, "-19", FALSE);
-  expect (WF_SCAN_KEY_ROAM_FLOOR, "-75.5", FALSE);
-  expect (WF_SCAN_KEY_ROAM_FLOOR, "75", FALSE);
+  g_autoptr(GError) error = NULL;
+
+  expect ("mode", "auto", TRUE);
+  expect ("mode", "off", TRUE);
+  expect ("wlanfair.scan.mode", "always", TRUE);
+  expect ("mode", "OFF", FALSE);
+  expect ("mode", "", FALSE);
+  expect ("mode", "auto off", FALSE);
+  g_assert_false (wf_scan_config_check_profile_value ("mode", "x", &error));
+  g_assert_nonnull (strstr (error->message, "auto, off or always"));
+  expect ("policy", "strict", TRUE);
+  expect ("policy", "abort", FALSE);
+  expect ("start-pps", "20", TRUE);
+  expect ("start-pps", "0.1", TRUE);
+  expect ("start-pps", "0", FALSE);
+  expect ("start-pps", "10k", FALSE);
+  expect ("start-pps", "nan", FALSE);
+  expect ("start-window", "10", TRUE);
+  expect ("start-window", "11", FALSE);
+  expect ("idle-pps", "0", TRUE);
+  expect ("idle-pps", "-1", FALSE);
+  expect ("idle-holdoff", "0", TRUE);
+  expect ("idle-holdoff", "3601", FALSE);
+  expect ("idle-holdoff", " 5", FALSE);
+  expect ("roam-floor", "auto", TRUE);
+  expect ("roam-floor", "-75", TRUE);
+  expect ("roam-floor", "-19", FALSE);
+  expect ("roam-floor", "75", FALSE);
+  expect ("roam-floor-margin", "30", TRUE);
+  expect ("roam-floor-margin", "31", FALSE);
+  expect ("roam-hysteresis", "21", FALSE);
+  expect ("beacon-loss-holdoff", "30", TRUE);
+  g_clear_error (&error);
+  g_assert_false (wf_scan_config_check_profile_value ("nope", "1", &error));
+  g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
 }
 
 int

@@ -14,6 +14,8 @@
 #include "wlanfairctl-scan.h"
 #include "wlanfairctl.h"
 
+#define PREFIX "wlanfair.scan."
+
 static NMClient *
 nm_client (void)
 {
@@ -64,20 +66,33 @@ find_connection (NMClient *client, const char *spec)
   return found;
 }
 
-static const WfScanKey *
+/* "mode, policy, ..." */
+static char *
+key_list (void)
+{
+  const char *const *all = wf_scan_config_profile_keys ();
+  GString *s = g_string_new (NULL);
+
+  for (gsize i = 0; all[i]; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "", all[i] + strlen (PREFIX));
+  return g_string_free (s, FALSE);
+}
+
+/* The full key for KEY (short or full), or NULL after a usage error. */
+static const char *
 parse_key (const char *text, int *rc)
 {
-  const WfScanKey *key = wf_scan_key_lookup (text);
+  const char *full = wf_scan_config_profile_key (text);
 
-  if (!key)
+  if (!full)
     {
-      g_autofree char *list = wf_scan_key_list ();
+      g_autofree char *list = key_list ();
 
       *rc = wf_cli_usage_error ("unknown key '%s': expected one of %s "
-                                "(or the same with the prefix " WF_SCAN_KEY_PREFIX ")",
+                                "(or the same with the prefix " PREFIX ")",
                                 text, list);
     }
-  return key;
+  return full;
 }
 
 typedef struct {
@@ -138,8 +153,10 @@ parse_plain (const char *summary, int *argc, char ***argv, int *rc)
 }
 
 #define KEYS_HELP \
-  "Keys (short or with the prefix wlanfair.scan.): mode (auto|off|always),\n" \
-  "policy (observe|strict), traffic-pps, traffic-time, hold-off, roam-floor.\n" \
+  "Keys (short, or with the prefix wlanfair.scan.): mode (auto|off|always),\n" \
+  "policy (observe|strict), start-pps, start-window, idle-pps, idle-holdoff,\n" \
+  "roam-floor (auto|dBm), roam-floor-margin, roam-hysteresis,\n" \
+  "beacon-loss-holdoff; see wlanfairctl-scan(1).\n" \
   "CONNECTION is the profile's name, UUID or D-Bus path."
 
 int
@@ -147,8 +164,7 @@ wf_cli_scan_set (int argc, char **argv)
 {
   g_autoptr(NMClient) client = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *full = NULL;
-  const WfScanKey *key;
+  const char *full;
   NMRemoteConnection *remote;
   int rc;
 
@@ -158,10 +174,10 @@ wf_cli_scan_set (int argc, char **argv)
   if (argc != 4)
     return wf_cli_usage_error ("expected CONNECTION KEY VALUE");
   /* Validate before asking NetworkManager anything: exit 2 on bad input. */
-  key = parse_key (argv[2], &rc);
-  if (!key)
+  full = parse_key (argv[2], &rc);
+  if (!full)
     return rc;
-  if (!wf_scan_key_validate (key, argv[3], &error))
+  if (!wf_scan_config_check_profile_value (full, argv[3], &error))
     return wf_cli_usage_error ("%s", error->message);
   client = nm_client ();
   if (!client)
@@ -169,7 +185,6 @@ wf_cli_scan_set (int argc, char **argv)
   remote = find_connection (client, argv[1]);
   if (!remote)
     return WF_EXIT_FAILURE;
-  full = wf_scan_key_full_name (key);
   return write_key (remote, full, argv[3]);
 }
 
@@ -177,8 +192,7 @@ int
 wf_cli_scan_unset (int argc, char **argv)
 {
   g_autoptr(NMClient) client = NULL;
-  g_autofree char *full = NULL;
-  const WfScanKey *key;
+  const char *full;
   NMRemoteConnection *remote;
   NMSettingUser *user;
   int rc;
@@ -189,8 +203,8 @@ wf_cli_scan_unset (int argc, char **argv)
     return rc;
   if (argc != 3)
     return wf_cli_usage_error ("expected CONNECTION KEY");
-  key = parse_key (argv[2], &rc);
-  if (!key)
+  full = parse_key (argv[2], &rc);
+  if (!full)
     return rc;
   client = nm_client ();
   if (!client)
@@ -198,7 +212,6 @@ wf_cli_scan_unset (int argc, char **argv)
   remote = find_connection (client, argv[1]);
   if (!remote)
     return WF_EXIT_FAILURE;
-  full = wf_scan_key_full_name (key);
   user = NM_SETTING_USER (nm_connection_get_setting (NM_CONNECTION (remote),
                                                      NM_TYPE_SETTING_USER));
   /* Already absent: nothing to write, and not an error (idempotent). */
@@ -218,7 +231,8 @@ wf_cli_scan_get (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autoptr(NMClient) client = NULL;
   g_autoptr(JsonBuilder) b = NULL;
-  const WfScanKey *only = NULL;
+  const char *const *all = wf_scan_config_profile_keys ();
+  const char *only = NULL;
   NMRemoteConnection *remote;
   NMSettingUser *user;
   int rc, result = WF_EXIT_OK;
@@ -253,14 +267,13 @@ wf_cli_scan_get (int argc, char **argv)
       json_builder_set_member_name (b, "keys");
       json_builder_begin_object (b);
     }
-  for (WfScanKeyId id = 0; id < WF_SCAN_KEY_COUNT; id++)
+  for (gsize i = 0; all[i]; i++)
     {
-      const WfScanKey *key = wf_scan_key_get (id);
-      g_autofree char *full = wf_scan_key_full_name (key);
+      const char *full = all[i];
       g_autoptr(GError) error = NULL;
       const char *value = user ? nm_setting_user_get_data (user, full) : NULL;
 
-      if (only && only != key)
+      if (only && !g_str_equal (only, full))
         continue;
       if (!value)
         {
@@ -275,12 +288,12 @@ wf_cli_scan_get (int argc, char **argv)
           continue;
         }
       /* A hand-edited keyfile may hold a value the daemon will ignore. */
-      if (!wf_scan_key_validate (key, value, &error))
+      if (!wf_scan_config_check_profile_value (full, value, &error))
         g_printerr ("%s: warning: %s (wlanfair-scand uses the global value)\n",
                     g_get_prgname (), error->message);
       if (json)
         {
-          json_builder_set_member_name (b, key->name);
+          json_builder_set_member_name (b, full + strlen (PREFIX));
           json_builder_add_string_value (b, value);
         }
       else if (only)

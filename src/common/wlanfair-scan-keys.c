@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Stand-in for wlanfair-scan-config.c's profile-key validation (see the
+ * header): the table of nm-plugin/README.md, "Configuration". */
 #include "wlanfair-scan-keys.h"
 
 #include <math.h>
@@ -7,106 +9,113 @@
 #include "wlanfair-error.h"
 #include "wlanfair-number.h"
 
-static const WfScanKey keys[WF_SCAN_KEY_COUNT] = {
-  { WF_SCAN_KEY_MODE, "mode", "auto, off or always" },
-  { WF_SCAN_KEY_POLICY, "policy", "observe or strict" },
-  { WF_SCAN_KEY_TRAFFIC_PPS, "traffic-pps",
-    "a number of packets per second above 0 and at most 1000000" },
-  { WF_SCAN_KEY_TRAFFIC_TIME, "traffic-time",
-    "a number of seconds from 0 to 60" },
-  { WF_SCAN_KEY_HOLD_OFF, "hold-off",
-    "a number of seconds above 0 and at most 3600" },
-  { WF_SCAN_KEY_ROAM_FLOOR, "roam-floor",
-    "auto or a whole number of dBm from -100 to -20" },
+typedef enum { WORD, NUMBER, DBM_OR_AUTO } Kind;
+
+typedef struct {
+  const char *full;
+  Kind kind;
+  const char *words; /* WORD: allowed values, space separated */
+  double lo, hi;     /* NUMBER, DBM_OR_AUTO: inclusive range */
+  const char *allowed;
+} Key;
+
+static const Key keys[] = {
+  { "wlanfair.scan.mode", WORD, "auto off always", 0, 0, "auto, off or always" },
+  { "wlanfair.scan.policy", WORD, "observe strict", 0, 0, "observe or strict" },
+  { "wlanfair.scan.start-pps", NUMBER, NULL, 0.1, 1e6, "a number from 0.1 to 1000000" },
+  { "wlanfair.scan.start-window", NUMBER, NULL, 0.1, 10, "a number of seconds from 0.1 to 10" },
+  { "wlanfair.scan.idle-pps", NUMBER, NULL, 0, 1e6, "a number from 0 to 1000000 (and at most start-pps)" },
+  { "wlanfair.scan.idle-holdoff", NUMBER, NULL, 0, 3600, "a number of seconds from 0 to 3600" },
+  { "wlanfair.scan.roam-floor", DBM_OR_AUTO, NULL, -100, -20, "auto or a number of dBm from -100 to -20" },
+  { "wlanfair.scan.roam-floor-margin", NUMBER, NULL, 0, 30, "a number of dB from 0 to 30" },
+  { "wlanfair.scan.roam-hysteresis", NUMBER, NULL, 0, 20, "a number of dB from 0 to 20" },
+  { "wlanfair.scan.beacon-loss-holdoff", NUMBER, NULL, 0, 3600, "a number of seconds from 0 to 3600" },
 };
 
-const WfScanKey *
-wf_scan_key_get (WfScanKeyId id)
-{
-  g_return_val_if_fail (id < WF_SCAN_KEY_COUNT, NULL);
-  return &keys[id];
-}
+static const char *const full_keys[] = {
+  "wlanfair.scan.mode", "wlanfair.scan.policy", "wlanfair.scan.start-pps",
+  "wlanfair.scan.start-window", "wlanfair.scan.idle-pps",
+  "wlanfair.scan.idle-holdoff", "wlanfair.scan.roam-floor",
+  "wlanfair.scan.roam-floor-margin", "wlanfair.scan.roam-hysteresis",
+  "wlanfair.scan.beacon-loss-holdoff", NULL,
+};
 
-const WfScanKey *
-wf_scan_key_lookup (const char *key)
+static const Key *
+find (const char *short_or_full)
 {
-  g_return_val_if_fail (key != NULL, NULL);
+  const char *name = short_or_full;
 
-  if (g_str_has_prefix (key, WF_SCAN_KEY_PREFIX))
-    key += strlen (WF_SCAN_KEY_PREFIX);
+  if (g_str_has_prefix (name, WF_SCAN_PROFILE_PREFIX))
+    name += strlen (WF_SCAN_PROFILE_PREFIX);
   for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
-    if (g_str_equal (key, keys[i].name))
+    if (g_str_equal (name, keys[i].full + strlen (WF_SCAN_PROFILE_PREFIX)))
       return &keys[i];
   return NULL;
 }
 
-char *
-wf_scan_key_full_name (const WfScanKey *key)
+const char *
+wf_scan_config_profile_key (const char *short_or_full)
 {
-  return g_strconcat (WF_SCAN_KEY_PREFIX, key->name, NULL);
+  const Key *k;
+
+  g_return_val_if_fail (short_or_full != NULL, NULL);
+  k = find (short_or_full);
+  return k ? k->full : NULL;
 }
 
-char *
-wf_scan_key_list (void)
+const char *const *
+wf_scan_config_profile_keys (void)
 {
-  GString *s = g_string_new (NULL);
-
-  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
-    g_string_append_printf (s, "%s%s", i ? ", " : "", keys[i].name);
-  return g_string_free (s, FALSE);
+  return full_keys;
 }
 
 static gboolean
-in_range (const char *value, double lo, gboolean lo_open, double hi,
-          gboolean whole)
+in_range (const Key *k, const char *value)
 {
   double v;
 
   if (!wf_number_parse (value, WF_NUMBER_PLAIN, &v, NULL))
     return FALSE;
-  if (whole && v != floor (v))
-    return FALSE;
-  return (lo_open ? v > lo : v >= lo) && v <= hi;
+  return v >= k->lo && v <= k->hi;
 }
 
 gboolean
-wf_scan_key_validate (const WfScanKey *key,
-                      const char      *value,
-                      GError         **error)
+wf_scan_config_check_profile_value (const char *key,
+                                    const char *value,
+                                    GError    **error)
 {
+  const Key *k;
   gboolean ok = FALSE;
 
   g_return_val_if_fail (key != NULL, FALSE);
   g_return_val_if_fail (value != NULL, FALSE);
 
-  switch (key->id)
+  k = find (key);
+  if (!k)
     {
-    case WF_SCAN_KEY_MODE:
-      ok = g_str_equal (value, "auto") || g_str_equal (value, "off")
-           || g_str_equal (value, "always");
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "unknown key '%s'", key);
+      return FALSE;
+    }
+  switch (k->kind)
+    {
+    case WORD:
+      {
+        g_auto(GStrv) words = g_strsplit (k->words, " ", -1);
+
+        ok = *value && g_strv_contains ((const char *const *) words, value);
+      }
       break;
-    case WF_SCAN_KEY_POLICY:
-      ok = g_str_equal (value, "observe") || g_str_equal (value, "strict");
+    case NUMBER:
+      ok = in_range (k, value);
       break;
-    case WF_SCAN_KEY_TRAFFIC_PPS:
-      ok = in_range (value, 0, TRUE, 1e6, FALSE);
+    case DBM_OR_AUTO:
+      ok = g_str_equal (value, "auto") || in_range (k, value);
       break;
-    case WF_SCAN_KEY_TRAFFIC_TIME:
-      ok = in_range (value, 0, FALSE, 60, FALSE);
-      break;
-    case WF_SCAN_KEY_HOLD_OFF:
-      ok = in_range (value, 0, TRUE, 3600, FALSE);
-      break;
-    case WF_SCAN_KEY_ROAM_FLOOR:
-      ok = g_str_equal (value, "auto") || in_range (value, -100, FALSE, -20, TRUE);
-      break;
-    case WF_SCAN_KEY_COUNT:
     default:
       g_assert_not_reached ();
     }
   if (!ok)
     g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                 "invalid value '%s' for %s%s: expected %s", value,
-                 WF_SCAN_KEY_PREFIX, key->name, key->allowed);
+                 "invalid value '%s' for %s: expected %s", value, k->full, k->allowed);
   return ok;
 }

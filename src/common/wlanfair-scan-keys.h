@@ -5,38 +5,21 @@
 
 G_BEGIN_DECLS
 
-/* The per-profile keys of the scan guard, stored in a NetworkManager
- * profile's user.data ("wlanfair.scan.<name>"). One table for the CLI
- * (which rejects bad values) and the daemon (which warns and falls back
- * to the global value). */
-#define WF_SCAN_KEY_PREFIX "wlanfair.scan."
+/* Stand-in for the scan guard's src/common/wlanfair-scan-config.h (same
+ * functions, same keys as nm-plugin/README.md) until that file is merged;
+ * then this one goes. The per-profile keys live in a NetworkManager
+ * profile's user.data as "wlanfair.scan.<name>". */
+#define WF_SCAN_PROFILE_PREFIX "wlanfair.scan."
 
-typedef enum {
-  WF_SCAN_KEY_MODE,         /* auto | off | always */
-  WF_SCAN_KEY_POLICY,       /* observe | strict */
-  WF_SCAN_KEY_TRAFFIC_PPS,  /* tx+rx packets/s that count as traffic, > 0 */
-  WF_SCAN_KEY_TRAFFIC_TIME, /* seconds above the threshold before suppressing */
-  WF_SCAN_KEY_HOLD_OFF,     /* idle seconds before bgscan is restored */
-  WF_SCAN_KEY_ROAM_FLOOR,   /* dBm, or "auto" (under NM's bgscan threshold) */
-  WF_SCAN_KEY_COUNT
-} WfScanKeyId;
-
-typedef struct {
-  WfScanKeyId id;
-  const char *name;    /* short form: "mode" */
-  const char *allowed; /* for messages and --help: "auto, off or always" */
-} WfScanKey;
-
-/* "mode" or "wlanfair.scan.mode" -> the table entry; NULL when unknown. */
-const WfScanKey *wf_scan_key_lookup (const char *key);
-const WfScanKey *wf_scan_key_get (WfScanKeyId id);
-/* "wlanfair.scan.mode"; free with g_free(). */
-char *wf_scan_key_full_name (const WfScanKey *key);
-/* WF_ERROR_INVALID naming the allowed values when VALUE is not one. */
-gboolean wf_scan_key_validate (const WfScanKey *key,
-                               const char      *value,
-                               GError         **error);
-/* "mode, policy, ..." for messages. */
-char *wf_scan_key_list (void);
+/* Full user.data key ("wlanfair.scan.mode") for a short name ("mode") or a
+ * full key; NULL if the daemon does not read such a key. */
+const char *wf_scan_config_profile_key (const char *short_or_full);
+/* NULL-terminated list of the full keys. */
+const char *const *wf_scan_config_profile_keys (void);
+/* TRUE if `value` is valid for `key` (short or full); else WF_ERROR_INVALID
+ * with a message naming the key and the accepted values. */
+gboolean wf_scan_config_check_profile_value (const char *key,
+                                             const char *value,
+                                             GError    **error);
 
 G_END_DECLS
