@@ -143,13 +143,30 @@ write_key (NMRemoteConnection *remote, const char *full_key, const char *value)
   return WF_EXIT_OK;
 }
 
+/* "--" before CONNECTION (a name starting with '-') is not an argument. */
+static void
+drop_dashdash (int *argc, char ***argv)
+{
+  if (*argc > 1 && g_str_equal ((*argv)[1], "--"))
+    {
+      (*argv)[1] = (*argv)[0];
+      (*argv)++;
+      (*argc)--;
+    }
+}
+
 static gboolean
 parse_plain (const char *summary, int *argc, char ***argv, int *rc)
 {
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
 
   g_option_context_set_summary (ctx, summary);
-  return wf_cli_parse_options (ctx, argc, argv, rc);
+  /* Options end at CONNECTION: a VALUE like -75 is not an option. */
+  g_option_context_set_strict_posix (ctx, TRUE);
+  if (!wf_cli_parse_options (ctx, argc, argv, rc))
+    return FALSE;
+  drop_dashdash (argc, argv);
+  return TRUE;
 }
 
 #define KEYS_HELP \
@@ -242,8 +259,10 @@ wf_cli_scan_get (int argc, char **argv)
     "Show the scan guard keys set in a NetworkManager profile (all, or KEY:\n"
     "then exit 1 when it is not set). Keys not set take the global value.\n"
     KEYS_HELP);
+  g_option_context_set_strict_posix (ctx, TRUE);
   if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
     return rc;
+  drop_dashdash (&argc, &argv);
   if (argc != 2 && argc != 3)
     return wf_cli_usage_error ("expected CONNECTION [KEY]");
   if (argc == 3 && !(only = parse_key (argv[2], &rc)))
