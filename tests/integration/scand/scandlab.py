@@ -240,12 +240,12 @@ class Lab:
         os.makedirs(path + ".d", exist_ok=True)
         return path
 
-    def start_daemon(self, config=None, args=(), wait_device=True):
+    def start_daemon(self, config=None, args=(), wait_device=True, verbose=True):
         config = config or self.write_config()
         state = os.path.join(self.tmp, "state")
         os.makedirs(state, exist_ok=True)
         argv = [SCAND, "--bus", self.bus.address, "--config", config,
-                "--state-dir", state, "--verbose", *args]
+                "--state-dir", state, *(["--verbose"] if verbose else []), *args]
         if self.station:
             argv = ["ip", "netns", "exec", self.station] + argv
         self.daemon_log = open(os.path.join(self.tmp, "scand-%d.log" % len(self.procs)), "w+")
