@@ -1,0 +1,978 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The scan guard proper: per wpa_supplicant interface a device with a
+ * traffic detector and a policy; events from wpa_supplicant, NetworkManager,
+ * nl80211 and a sampling timer re-evaluate it, and the result is applied
+ * to the live bgscan of the current network (saved to the state file
+ * first) and published on D-Bus. */
+#include "config.h"
+
+#include <net/if.h>
+#include <string.h>
+
+#include "wlanfair-linkstats.h"
+#include "wlanfair-nl80211-scan.h"
+#include "wlanfair-scan-guard.h"
+#include "wlanfair-scan-nm.h"
+#include "wlanfair-scan-policy.h"
+#include "wlanfair-scan-service.h"
+#include "wlanfair-scan-state.h"
+#include "wlanfair-scan-wpas.h"
+
+#define N_RECENT 16
+#define RETRY_US (5 * G_USEC_PER_SEC)
+#define PUBLISH_RATES_US G_USEC_PER_SEC
+
+typedef struct {
+  gint64      real_us;
+  WfScanKind  kind;
+  const char *outcome;
+  guint       duration_ms;
+} RecentScan;
+
+typedef struct {
+  WfScanGuard       *guard;
+  WfWpasIface       *iface;
+  char              *ifname;
+  char              *path;
+  int                ifindex;
+  WfScanConfig       cfg;
+  char              *connection;
+  WfTrafficDetector  traffic;
+  WfScanPolicy       policy;
+  gboolean           carrier;
+  /* The current network and what we know of its bgscan. */
+  char              *network;
+  char              *bgscan;        /* last value read or written; NULL = absent */
+  char              *original;      /* the network's own value (NULL/"" = none) */
+  /* Our change, if any. */
+  gboolean           suppressing;
+  char              *suppressed_network;
+  char              *saved;
+  char              *error;         /* last failed write */
+  gint64             retry_after_us;
+  int                signal_dbm;
+  gint64             next_signal_us;
+  /* Scans. */
+  guint              seen[WF_SCAN_KIND_COUNT];
+  guint              during[WF_SCAN_KIND_COUNT];
+  guint              aborted[WF_SCAN_KIND_COUNT];
+  RecentScan         recent[N_RECENT];
+  guint              n_recent;
+  gboolean           in_scan;
+  WfScanKind         scan_kind;
+  gint64             scan_start_us, scan_start_real_us;
+  gboolean           scan_aborted_by_us;
+  /* Published state. */
+  gboolean           pub_suppressing;
+  const char        *pub_reason;
+  gint64             since_real_us;
+  gint64             rates_published_us;
+} Device;
+
+struct _WfScanGuard {
+  GDBusConnection *bus;
+  WfScanConfig     global;
+  WfScanState     *state;
+  WfScanService   *service;
+  WfWpas          *wpas;
+  WfScanNm        *nm;
+  WfNl80211Scan   *nl80211;
+  GHashTable      *devices;   /* WfWpasIface * -> Device * */
+  guint            tick;
+  GArray          *stats;
+};
+
+static void evaluate (Device *d);
+
+static gboolean
+connected (Device *d)
+{
+  return d->iface && g_str_equal (wf_wpas_iface_state (d->iface), "completed");
+}
+
+static const char *
+owner (Device *d)
+{
+  return wf_wpas_owner (d->guard->wpas);
+}
+
+/* Publishing. */
+
+static GVariant *
+counts_variant (const guint *counts)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a{su}"));
+  for (guint k = 0; k < WF_SCAN_KIND_COUNT; k++)
+    g_variant_builder_add (&b, "{su}", wf_scan_kind_name (k), counts[k]);
+  return g_variant_builder_end (&b);
+}
+
+static GVariant *
+recent_variant (Device *d)
+{
+  GVariantBuilder b;
+
+  g_variant_builder_init (&b, G_VARIANT_TYPE ("a(xssu)"));
+  for (guint k = 0; k < d->n_recent; k++)
+    g_variant_builder_add (&b, "(xssu)", d->recent[k].real_us, wf_scan_kind_name (d->recent[k].kind),
+                           d->recent[k].outcome, d->recent[k].duration_ms);
+  return g_variant_builder_end (&b);
+}
+
+static const char *
+reason_now (Device *d)
+{
+  if (d->error && d->policy.suppress && !d->suppressing)
+    return "error";
+  return wf_scan_reason_name (d->policy.reason);
+}
+
+static void
+publish (Device *d, gboolean rates)
+{
+  WfScanService *s = d->guard->service;
+  const char *reason = reason_now (d);
+  gint64 now = g_get_monotonic_time ();
+  int floor = d->network ? wf_scan_roam_floor (&d->cfg, d->original) : 0;
+
+#define SET(name, v) wf_scan_service_device_set (s, d->path, name, v)
+  if (d->pub_suppressing != d->suppressing || g_strcmp0 (d->pub_reason, reason) != 0)
+    {
+      d->pub_suppressing = d->suppressing;
+      d->pub_reason = reason;
+      d->since_real_us = g_get_real_time ();
+    }
+  SET ("Interface", g_variant_new_string (d->ifname));
+  SET ("Connection", g_variant_new_string (d->connection ? d->connection : ""));
+  SET ("Mode", g_variant_new_string (wf_scan_mode_names[d->cfg.mode]));
+  SET ("Policy", g_variant_new_string (wf_scan_policy_names[d->cfg.policy]));
+  SET ("Suppressing", g_variant_new_boolean (d->suppressing));
+  SET ("Reason", g_variant_new_string (reason));
+  SET ("Since", g_variant_new_int64 (d->since_real_us));
+  SET ("CurrentBgscan", g_variant_new_string (d->bgscan ? d->bgscan : ""));
+  SET ("SavedBgscan", g_variant_new_string (d->suppressing && d->saved ? d->saved : ""));
+  SET ("Network", g_variant_new_object_path (d->network ? d->network : "/"));
+  SET ("SupplicantState", g_variant_new_string (d->iface ? wf_wpas_iface_state (d->iface) : ""));
+  SET ("Traffic", g_variant_new_boolean (d->traffic.active));
+  SET ("RoamFloorDbm", g_variant_new_int32 (floor));
+  SET ("ScansSeen", counts_variant (d->seen));
+  SET ("ScansAborted", counts_variant (d->aborted));
+  SET ("ScansDuringTraffic", counts_variant (d->during));
+  SET ("RecentScans", recent_variant (d));
+  /* Rates and signal change every sample: at most once a second. */
+  if (rates || now - d->rates_published_us >= PUBLISH_RATES_US)
+    {
+      d->rates_published_us = now;
+      SET ("TxPps", g_variant_new_double (d->traffic.tx_pps));
+      SET ("RxPps", g_variant_new_double (d->traffic.rx_pps));
+      SET ("TxBps", g_variant_new_double (d->traffic.tx_bps));
+      SET ("RxBps", g_variant_new_double (d->traffic.rx_bps));
+      SET ("SignalDbm", g_variant_new_int32 (d->signal_dbm));
+    }
+#undef SET
+}
+
+/* bgscan. */
+
+static void
+clear_suppression (Device *d)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (d->suppressed_network && !wf_scan_state_remove (d->guard->state, d->suppressed_network, &error))
+    g_warning ("%s: state file: %s", d->ifname, error->message);
+  d->suppressing = FALSE;
+  g_clear_pointer (&d->suppressed_network, g_free);
+  g_clear_pointer (&d->saved, g_free);
+}
+
+static gboolean
+network_gone (const GError *error)
+{
+  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS);
+}
+
+/* Puts the saved value back if the network still has our "". Returns
+ * FALSE when wpa_supplicant could not be asked (the entry stays). */
+static gboolean
+restore_network (GDBusConnection *bus, const char *wpas_owner, const char *ifname,
+                 const char *network, const char *saved, const char *why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *check = NULL;
+
+  if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &value, &error))
+    {
+      if (network_gone (error))
+        {
+          g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
+          return TRUE;
+        }
+      g_warning ("%s: cannot read bgscan of %s to restore it: %s", ifname, network, error->message);
+      return FALSE;
+    }
+  if (g_strcmp0 (value, "") != 0)
+    {
+      g_message ("%s: bgscan of %s is now \"%s\", not our \"\": someone else changed it, left alone",
+                 ifname, network, value ? value : "(none)");
+      return TRUE;
+    }
+  if (!wf_wpas_set_bgscan (bus, wpas_owner, network, saved, &error))
+    {
+      if (network_gone (error))
+        {
+          g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
+          return TRUE;
+        }
+      g_warning ("%s: cannot restore bgscan \"%s\" on %s: %s", ifname, saved, network, error->message);
+      return FALSE;
+    }
+  if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &check, &error) || g_strcmp0 (check, saved) != 0)
+    g_warning ("%s: bgscan of %s reads \"%s\" after restoring \"%s\"", ifname, network,
+               check ? check : "(none)", saved);
+  g_message ("%s: bgscan restored on %s: \"\" -> \"%s\" (%s)", ifname, network, saved, why);
+  return TRUE;
+}
+
+static void
+restore (Device *d, const char *why)
+{
+  if (!d->suppressing)
+    return;
+  if (!restore_network (d->guard->bus, owner (d), d->ifname, d->suppressed_network, d->saved, why))
+    {
+      /* wpa_supplicant did not answer: keep the entry, try again later. */
+      d->retry_after_us = g_get_monotonic_time () + RETRY_US;
+      return;
+    }
+  if (d->network && g_str_equal (d->network, d->suppressed_network))
+    {
+      g_free (d->bgscan);
+      d->bgscan = g_strdup (d->saved);
+    }
+  clear_suppression (d);
+}
+
+static void
+set_error (Device *d, const char *message)
+{
+  g_free (d->error);
+  d->error = g_strdup (message);
+  d->retry_after_us = g_get_monotonic_time () + RETRY_US;
+}
+
+static void
+suppress (Device *d, const char *why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *check = NULL;
+  GDBusConnection *bus = d->guard->bus;
+
+  /* Fresh read: the value to save is what is there now. */
+  if (!wf_wpas_get_bgscan (bus, owner (d), d->network, &value, &error))
+    {
+      g_warning ("%s: cannot read bgscan of %s: %s", d->ifname, d->network, error->message);
+      set_error (d, error->message);
+      return;
+    }
+  g_free (d->bgscan);
+  d->bgscan = g_strdup (value);
+  if (!value || !*value)
+    {
+      g_free (d->original);
+      d->original = g_strdup (value);
+      return;   /* nothing to suppress; evaluate() will say no-bgscan */
+    }
+  if (!wf_scan_state_add (d->guard->state, d->network, owner (d), d->ifname, value, &error))
+    {
+      g_warning ("%s: cannot record bgscan \"%s\" in the state file, not changing it: %s",
+                 d->ifname, value, error->message);
+      set_error (d, error->message);
+      return;
+    }
+  if (!wf_wpas_set_bgscan (bus, owner (d), d->network, "", &error))
+    {
+      g_autoptr(GError) e2 = NULL;
+
+      g_warning ("%s: cannot set bgscan of %s to \"\": %s", d->ifname, d->network, error->message);
+      set_error (d, error->message);
+      if (!wf_scan_state_remove (d->guard->state, d->network, &e2))
+        g_warning ("%s: state file: %s", d->ifname, e2->message);
+      return;
+    }
+  d->suppressing = TRUE;
+  d->suppressed_network = g_strdup (d->network);
+  d->saved = g_strdup (value);
+  g_clear_pointer (&d->error, g_free);
+  if (!wf_wpas_get_bgscan (bus, owner (d), d->network, &check, &error) || g_strcmp0 (check, "") != 0)
+    g_warning ("%s: bgscan of %s reads \"%s\" after writing \"\"", d->ifname, d->network,
+               check ? check : "(none)");
+  g_free (d->bgscan);
+  d->bgscan = g_strdup ("");
+  g_message ("%s: bgscan suppressed on %s: \"%s\" -> \"\" (%s)", d->ifname, d->network, value, why);
+}
+
+/* Reads the bgscan of the (new) current network. */
+static void
+read_network (Device *d)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+
+  g_clear_pointer (&d->bgscan, g_free);
+  g_clear_pointer (&d->original, g_free);
+  if (!d->network)
+    return;
+  if (!wf_wpas_get_bgscan (d->guard->bus, owner (d), d->network, &value, &error))
+    {
+      g_warning ("%s: cannot read bgscan of %s: %s", d->ifname, d->network, error->message);
+      return;
+    }
+  d->bgscan = g_strdup (value);
+  if (d->suppressing && g_str_equal (d->suppressed_network, d->network))
+    {
+      if (g_strcmp0 (value, "") == 0)
+        {
+          d->original = g_strdup (d->saved);
+          return;
+        }
+      /* Our "" was replaced: the network was re-created at the same
+       * path, or someone else wrote bgscan. Not ours any more. */
+      g_message ("%s: bgscan of %s is \"%s\" again (re-created or changed by someone else): "
+                 "nothing to restore", d->ifname, d->network, value ? value : "(none)");
+      clear_suppression (d);
+    }
+  d->original = g_strdup (value);
+  g_info ("%s: current network %s, bgscan \"%s\"%s", d->ifname, d->network,
+          value ? value : "", value ? "" : " (none of its own)");
+}
+
+/* Follows CurrentNetwork; a suppression of the previous network is undone
+ * (if it still exists) before the new one is considered. */
+static void
+follow_network (Device *d)
+{
+  const char *now = d->iface ? wf_wpas_iface_current_network (d->iface) : NULL;
+
+  if (g_strcmp0 (now, d->network) == 0)
+    return;
+  g_info ("%s: CurrentNetwork %s -> %s", d->ifname, d->network ? d->network : "none",
+          now ? now : "none");
+  if (d->suppressing)
+    restore (d, "no longer the current network");
+  g_free (d->network);
+  d->network = g_strdup (now);
+  read_network (d);
+}
+
+/* Decisions. */
+
+static void
+log_decision (Device *d)
+{
+  const char *r = wf_scan_reason_name (d->policy.reason);
+  int floor = d->network ? wf_scan_roam_floor (&d->cfg, d->original) : 0;
+
+  switch (d->policy.reason)
+    {
+    case WF_SCAN_REASON_TRAFFIC:
+      g_message ("%s: traffic %.1f packets/s (tx %.1f, rx %.1f) >= %g: scans should pause",
+                 d->ifname, d->traffic.tx_pps + d->traffic.rx_pps, d->traffic.tx_pps,
+                 d->traffic.rx_pps, d->cfg.start_pps);
+      break;
+    case WF_SCAN_REASON_HOLD:
+      g_message ("%s: %u hold(s) on the bus: scans should pause", d->ifname,
+                 wf_scan_service_n_holds (d->guard->service));
+      break;
+    case WF_SCAN_REASON_ROAM_FLOOR:
+      g_message ("%s: signal %d dBm under the roam floor %d dBm: scans allowed for roaming%s",
+                 d->ifname, d->signal_dbm, floor, d->traffic.active ? " despite traffic" : "");
+      break;
+    case WF_SCAN_REASON_BEACON_LOSS:
+      g_message ("%s: beacon loss: scans allowed for %g s%s", d->ifname, d->cfg.beacon_loss_holdoff_s,
+                 d->traffic.active ? " despite traffic" : "");
+      break;
+    case WF_SCAN_REASON_LINK_DOWN:
+      g_message ("%s: link down (wpa_supplicant %s, carrier %s): no suppression", d->ifname,
+                 d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off");
+      break;
+    case WF_SCAN_REASON_IDLE:
+      g_message ("%s: idle (%.1f packets/s < %g for %g s, no holds): bgscan as configured",
+                 d->ifname, d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.idle_pps,
+                 d->cfg.idle_holdoff_s);
+      break;
+    default:
+      g_message ("%s: %s (suppress: %s)", d->ifname, r, d->policy.suppress ? "yes" : "no");
+      break;
+    }
+}
+
+static WfScanInputs
+inputs (Device *d)
+{
+  WfScanInputs in = { 0 };
+
+  in.connected = connected (d);
+  in.carrier = d->carrier;
+  in.has_network = d->network != NULL;
+  in.has_bgscan = d->original && *d->original;
+  in.signal_dbm = d->signal_dbm;
+  in.roam_floor_dbm = d->network ? wf_scan_roam_floor (&d->cfg, d->original) : 0;
+  in.traffic = d->traffic.active;
+  in.n_holds = wf_scan_service_n_holds (d->guard->service);
+  in.now_us = g_get_monotonic_time ();
+  return in;
+}
+
+static void
+evaluate (Device *d)
+{
+  WfScanInputs in = inputs (d);
+
+  if (wf_scan_policy_decide (&d->policy, &d->cfg, &in))
+    log_decision (d);
+  if (in.now_us >= d->retry_after_us)
+    {
+      if (d->policy.suppress && !d->suppressing && d->network)
+        suppress (d, wf_scan_reason_name (d->policy.reason));
+      else if (!d->policy.suppress && d->suppressing)
+        restore (d, wf_scan_reason_name (d->policy.reason));
+    }
+  publish (d, FALSE);
+}
+
+/* Profile overrides. */
+
+static void
+update_profile (Device *d)
+{
+  g_autofree char *id = NULL;
+  g_autoptr(GHashTable) data = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  WfScanConfig cfg;
+
+  if (d->guard->nm)
+    wf_scan_nm_lookup (d->guard->nm, d->ifname, &id, &data);
+  wf_scan_config_apply_profile (&d->guard->global, data, &cfg, warnings);
+  for (guint k = 0; k < warnings->len; k++)
+    g_warning ("%s: profile \"%s\": %s", d->ifname, id ? id : "?", (char *) warnings->pdata[k]);
+  if (g_strcmp0 (id, d->connection) != 0 || memcmp (&cfg, &d->cfg, sizeof cfg) != 0)
+    g_message ("%s: profile \"%s\": mode %s, policy %s, start %g packets/s, idle %g packets/s for %g s",
+               d->ifname, id ? id : "(none)", wf_scan_mode_names[cfg.mode],
+               wf_scan_policy_names[cfg.policy], cfg.start_pps, cfg.idle_pps, cfg.idle_holdoff_s);
+  g_free (d->connection);
+  d->connection = g_steal_pointer (&id);
+  d->cfg = cfg;
+}
+
+/* Scans. */
+
+static void
+scan_started (Device *d, WfScanKind kind, gint64 mono_us)
+{
+  WfScanInputs in = inputs (d);
+
+  d->in_scan = TRUE;
+  d->scan_kind = kind;
+  d->scan_start_us = mono_us;
+  d->scan_start_real_us = g_get_real_time ();
+  d->scan_aborted_by_us = FALSE;
+  d->seen[kind]++;
+  if (!(in.traffic || in.n_holds > 0))
+    {
+      g_debug ("%s: %s scan started", d->ifname, wf_scan_kind_name (kind));
+      return;
+    }
+  d->during[kind]++;
+  if (wf_scan_policy_should_abort (&d->policy, &d->cfg, &in, kind))
+    {
+      g_autoptr(GError) e1 = NULL;
+      g_autoptr(GError) e2 = NULL;
+
+      if (wf_wpas_abort_scan (d->iface, &e1))
+        g_message ("%s: %s scan during %s aborted (policy strict) with wpa_supplicant AbortScan",
+                   d->ifname, wf_scan_kind_name (kind), in.traffic ? "traffic" : "a hold");
+      else if (d->ifindex > 0 && wf_nl80211_scan_abort (d->ifindex, &e2))
+        g_message ("%s: %s scan during %s aborted (policy strict) with NL80211_CMD_ABORT_SCAN "
+                   "(wpa_supplicant: %s)", d->ifname, wf_scan_kind_name (kind),
+                   in.traffic ? "traffic" : "a hold", e1->message);
+      else
+        {
+          g_warning ("%s: cannot abort a %s scan (policy strict): wpa_supplicant: %s; nl80211: %s",
+                     d->ifname, wf_scan_kind_name (kind), e1->message,
+                     e2 ? e2->message : "no ifindex");
+          return;
+        }
+      d->aborted[kind]++;
+      d->scan_aborted_by_us = TRUE;
+      return;
+    }
+  g_message ("%s: %s scan during %s (policy %s: counted, not aborted%s)", d->ifname,
+             wf_scan_kind_name (kind), in.traffic ? "traffic" : "a hold",
+             wf_scan_policy_names[d->cfg.policy],
+             kind == WF_SCAN_KIND_SINGLE_SSID ? "; one SSID: bgscan or roaming" : "");
+}
+
+static void
+scan_ended (Device *d, gboolean aborted, gint64 mono_us)
+{
+  RecentScan *r;
+
+  if (!d->in_scan)
+    return;
+  d->in_scan = FALSE;
+  if (d->n_recent == N_RECENT)
+    {
+      memmove (d->recent, d->recent + 1, sizeof d->recent[0] * (N_RECENT - 1));
+      d->n_recent--;
+    }
+  r = &d->recent[d->n_recent++];
+  r->real_us = d->scan_start_real_us;
+  r->kind = d->scan_kind;
+  r->outcome = d->scan_aborted_by_us ? "aborted-by-us" : aborted ? "aborted" : "done";
+  r->duration_ms = (guint) MAX (0, (mono_us - d->scan_start_us) / 1000);
+  g_debug ("%s: %s scan %s after %u ms", d->ifname, wf_scan_kind_name (r->kind), r->outcome,
+           r->duration_ms);
+}
+
+static Device *
+device_by_ifindex (WfScanGuard *g, int ifindex)
+{
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (((Device *) v)->ifindex == ifindex)
+      return v;
+  return NULL;
+}
+
+static void
+on_nl80211 (const WfScanEvent *ev, gpointer user_data)
+{
+  Device *d = device_by_ifindex (user_data, ev->ifindex);
+
+  if (!d || ev->ifindex <= 0)
+    return;
+  switch (ev->type)
+    {
+    case WF_SCAN_EVENT_START:
+      scan_started (d, ev->kind, ev->monotonic_us);
+      break;
+    case WF_SCAN_EVENT_DONE:
+      scan_ended (d, FALSE, ev->monotonic_us);
+      break;
+    case WF_SCAN_EVENT_ABORTED:
+      scan_ended (d, TRUE, ev->monotonic_us);
+      break;
+    case WF_SCAN_EVENT_BEACON_LOSS:
+      g_message ("%s: beacon loss reported by the driver", d->ifname);
+      wf_scan_policy_beacon_loss (&d->policy, ev->monotonic_us);
+      break;
+    }
+  evaluate (d);
+}
+
+/* wpa_supplicant events. */
+
+static void
+device_free (Device *d)
+{
+  g_free (d->ifname);
+  g_free (d->path);
+  g_free (d->connection);
+  g_free (d->network);
+  g_free (d->bgscan);
+  g_free (d->original);
+  g_free (d->suppressed_network);
+  g_free (d->saved);
+  g_free (d->error);
+  g_free (d);
+}
+
+static void
+on_iface_added (WfWpasIface *iface, gpointer user_data)
+{
+  WfScanGuard *g = user_data;
+  Device *d = g_new0 (Device, 1);
+  g_autoptr(GError) error = NULL;
+  const char *slash;
+
+  d->guard = g;
+  d->iface = iface;
+  d->ifname = g_strdup (wf_wpas_iface_ifname (iface));
+  d->ifindex = (int) if_nametoindex (d->ifname);
+  if (d->ifindex > 0)
+    d->path = wf_scan_service_device_path (d->ifindex);
+  else
+    {
+      /* No such kernel interface here: a name-based path, link down. */
+      slash = strrchr (wf_wpas_iface_path (iface), '/');
+      d->path = g_strdup_printf ("/org/wlanfair/ScanGuard1/Device/none_%s", slash ? slash + 1 : "0");
+      g_warning ("%s: no such interface in this network namespace: link counters unavailable",
+                 d->ifname);
+    }
+  wf_traffic_detector_init (&d->traffic);
+  wf_scan_policy_init (&d->policy);
+  d->cfg = g->global;
+  wf_wpas_iface_set_data (iface, d);
+  g_hash_table_insert (g->devices, iface, d);
+  if (!wf_scan_service_device_add (g->service, d->path, &error))
+    g_warning ("%s: cannot export %s: %s", d->ifname, d->path, error->message);
+  update_profile (d);
+  follow_network (d);
+  evaluate (d);
+}
+
+static void
+on_iface_removed (WfWpasIface *iface, gpointer user_data)
+{
+  WfScanGuard *g = user_data;
+  Device *d = wf_wpas_iface_get_data (iface);
+
+  if (!d)
+    return;
+  if (d->suppressing)
+    {
+      g_message ("%s: wpa_supplicant interface removed: its networks are gone, nothing to restore",
+                 d->ifname);
+      clear_suppression (d);
+    }
+  wf_scan_service_device_remove (g->service, d->path);
+  g_hash_table_remove (g->devices, iface);
+  device_free (d);
+}
+
+static void
+on_iface_changed (WfWpasIface *iface, WfWpasChange what, gpointer user_data)
+{
+  WfScanGuard *g = user_data;
+  Device *d = wf_wpas_iface_get_data (iface);
+
+  if (!d)
+    return;
+  if (what & WF_WPAS_CHANGED_STATE)
+    g_info ("%s: wpa_supplicant state %s", d->ifname, wf_wpas_iface_state (iface));
+  if (what & WF_WPAS_CHANGED_NETWORK)
+    follow_network (d);
+  else if ((what & WF_WPAS_CHANGED_STATE) && connected (d) && d->network && !d->suppressing)
+    read_network (d);  /* (re)association: NM may have re-created it */
+  if ((what & WF_WPAS_CHANGED_BSS) && connected (d))
+    d->next_signal_us = 0;  /* roamed: poll the new AP's signal now */
+  /* Without nl80211, wpa_supplicant's Scanning is all we see. */
+  if ((what & WF_WPAS_CHANGED_SCANNING) && !g->nl80211)
+    {
+      if (wf_wpas_iface_scanning (iface))
+        scan_started (d, WF_SCAN_KIND_UNKNOWN, g_get_monotonic_time ());
+      else
+        scan_ended (d, FALSE, g_get_monotonic_time ());
+    }
+  evaluate (d);
+}
+
+static void
+on_network_added (WfWpasIface *iface, const char *path, gpointer user_data)
+{
+  Device *d = wf_wpas_iface_get_data (iface);
+
+  /* wpa_supplicant reuses network ids: the current path may now be a new
+   * network with its own bgscan. */
+  if (d && d->network && g_str_equal (path, d->network))
+    {
+      g_info ("%s: network %s re-added", d->ifname, path);
+      read_network (d);
+      evaluate (d);
+    }
+}
+
+static void
+on_network_removed (WfWpasIface *iface, const char *path, gpointer user_data)
+{
+  Device *d = wf_wpas_iface_get_data (iface);
+
+  if (!d)
+    return;
+  if (d->suppressing && g_str_equal (path, d->suppressed_network))
+    {
+      g_message ("%s: network %s removed (by NetworkManager): our bgscan change went with it",
+                 d->ifname, path);
+      clear_suppression (d);
+    }
+  if (d->network && g_str_equal (path, d->network))
+    {
+      g_clear_pointer (&d->bgscan, g_free);
+      g_clear_pointer (&d->original, g_free);
+    }
+  evaluate (d);
+}
+
+/* The state a previous run left: restore what the same wpa_supplicant
+ * still has, drop the rest. */
+static gboolean
+restore_entries (GDBusConnection *bus, WfScanState *state, const char *wpas_owner)
+{
+  g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *entries = wf_scan_state_entries (state);
+  gboolean ok = TRUE;
+
+  for (guint k = 0; k < entries->len; k++)
+    {
+      WfScanStateEntry *e = entries->pdata[k];
+
+      if (g_strcmp0 (e->owner, wpas_owner) != 0)
+        {
+          g_message ("%s: bgscan of %s was changed under wpa_supplicant %s, now %s: "
+                     "that process and its networks are gone, nothing to restore",
+                     e->ifname, e->network, e->owner, wpas_owner ? wpas_owner : "not running");
+          g_ptr_array_add (done, g_strdup (e->network));
+        }
+      else if (restore_network (bus, wpas_owner, e->ifname, e->network, e->saved,
+                                "left by a previous run"))
+        g_ptr_array_add (done, g_strdup (e->network));
+      else
+        ok = FALSE;
+    }
+  for (guint k = 0; k < done->len; k++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!wf_scan_state_remove (state, done->pdata[k], &error))
+        g_warning ("state file: %s", error->message);
+    }
+  return ok;
+}
+
+static void
+on_wpas_appeared (WfWpas *wpas, const char *wpas_owner, gpointer user_data)
+{
+  WfScanGuard *g = user_data;
+
+  if (wf_scan_state_entries (g->state)->len > 0)
+    restore_entries (g->bus, g->state, wpas_owner);
+}
+
+static void
+on_wpas_vanished (WfWpas *wpas, gpointer user_data)
+{
+  g_message ("wpa_supplicant stopped: waiting for it to come back");
+}
+
+/* Sampling. */
+
+static void
+poll_signal (Device *d, gint64 now)
+{
+  g_autoptr(GError) error = NULL;
+  int dbm;
+
+  if (now < d->next_signal_us)
+    return;
+  d->next_signal_us = now + (gint64) d->guard->global.signal_interval_ms * 1000;
+  if (!connected (d))
+    {
+      d->signal_dbm = 0;
+      return;
+    }
+  if (wf_wpas_signal (d->iface, &dbm, &error))
+    d->signal_dbm = dbm;
+  else
+    {
+      if (d->signal_dbm != 0)
+        g_info ("%s: signal unknown: %s", d->ifname, error->message);
+      d->signal_dbm = 0;
+    }
+}
+
+static gboolean
+on_tick (gpointer user_data)
+{
+  WfScanGuard *g = user_data;
+  g_autoptr(GError) error = NULL;
+  GHashTableIter it;
+  gpointer v;
+  gint64 now = g_get_monotonic_time ();
+
+  if (g_hash_table_size (g->devices) == 0)
+    return G_SOURCE_CONTINUE;
+  g_array_set_size (g->stats, 0);
+  if (!wf_linkstats_dump (g->stats, &error))
+    g_warning ("link counters: %s", error->message);
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      Device *d = v;
+      const WfLinkStats *st = wf_linkstats_find (g->stats, d->ifname);
+
+      d->carrier = st && st->up;
+      if (st && wf_traffic_detector_feed (&d->traffic, &d->cfg, now, st->tx_packets,
+                                          st->rx_packets, st->tx_bytes, st->rx_bytes))
+        {
+          if (d->traffic.active)
+            g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
+                    d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
+          else
+            g_info ("%s: traffic ended: under %g packets/s for %g s", d->ifname,
+                    d->cfg.idle_pps, d->cfg.idle_holdoff_s);
+        }
+      poll_signal (d, now);
+      evaluate (d);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_holds_changed (guint n_holds, gpointer user_data)
+{
+  WfScanGuard *g = user_data;
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    evaluate (v);
+}
+
+static void
+on_nm_changed (gpointer user_data)
+{
+  WfScanGuard *g = user_data;
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      update_profile (v);
+      evaluate (v);
+    }
+}
+
+WfScanGuard *
+wf_scan_guard_new (GDBusConnection *bus, const WfScanConfig *config,
+                   const char *state_dir, GError **error)
+{
+  static const WfWpasCallbacks callbacks = {
+    .appeared = on_wpas_appeared,
+    .vanished = on_wpas_vanished,
+    .iface_added = on_iface_added,
+    .iface_removed = on_iface_removed,
+    .iface_changed = on_iface_changed,
+    .network_added = on_network_added,
+    .network_removed = on_network_removed,
+  };
+  WfScanGuard *g = g_new0 (WfScanGuard, 1);
+  g_autoptr(GError) local = NULL;
+
+  g->bus = g_object_ref (bus);
+  g->global = *config;
+  g->devices = g_hash_table_new (NULL, NULL);
+  g->stats = g_array_new (FALSE, FALSE, sizeof (WfLinkStats));
+  g->state = wf_scan_state_new (state_dir, error);
+  if (!g->state)
+    goto fail;
+  if (wf_scan_state_entries (g->state)->len > 0)
+    g_message ("%s: %u bgscan change(s) left by a previous run: restoring when wpa_supplicant is seen",
+               wf_scan_state_path (g->state), wf_scan_state_entries (g->state)->len);
+  g->nl80211 = wf_nl80211_scan_new (on_nl80211, g, &local);
+  if (!g->nl80211)
+    g_message ("%s: scans seen through wpa_supplicant only (kind unknown, never aborted)",
+               local->message);
+  g->service = wf_scan_service_new (bus, g->nl80211 != NULL, on_holds_changed, g, error);
+  if (!g->service)
+    goto fail;
+  g_clear_error (&local);
+  g->nm = wf_scan_nm_new (bus, on_nm_changed, g, &local);
+  if (!g->nm)
+    g_warning ("libnm: %s: global configuration for every device", local->message);
+  g->wpas = wf_wpas_new (bus, &callbacks, g);
+  g->tick = g_timeout_add (config->sample_interval_ms, on_tick, g);
+  return g;
+
+fail:
+  wf_scan_guard_free (g);
+  return NULL;
+}
+
+void
+wf_scan_guard_shutdown (WfScanGuard *g)
+{
+  GHashTableIter it;
+  gpointer v;
+
+  if (g->tick)
+    g_source_remove (g->tick);
+  g->tick = 0;
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    restore (v, "the daemon is stopping");
+}
+
+void
+wf_scan_guard_free (WfScanGuard *g)
+{
+  if (!g)
+    return;
+  if (g->tick)
+    g_source_remove (g->tick);
+  /* Devices go with their wpa_supplicant interfaces. */
+  if (g->wpas)
+    {
+      GHashTableIter it;
+      gpointer v;
+
+      g_hash_table_iter_init (&it, g->devices);
+      while (g_hash_table_iter_next (&it, NULL, &v))
+        device_free (v);
+      g_hash_table_remove_all (g->devices);
+      wf_wpas_free (g->wpas);
+    }
+  wf_scan_nm_free (g->nm);
+  wf_scan_service_free (g->service);
+  wf_nl80211_scan_free (g->nl80211);
+  wf_scan_state_free (g->state);
+  g_hash_table_destroy (g->devices);
+  g_array_unref (g->stats);
+  g_object_unref (g->bus);
+  g_free (g);
+}
+
+gboolean
+wf_scan_guard_restore_state (GDBusConnection *bus, const char *state_dir, GError **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+  const char *wpas_owner = NULL;
+  WfScanState *state = wf_scan_state_new (state_dir, error);
+  gboolean ok;
+
+  if (!state)
+    return FALSE;
+  if (wf_scan_state_entries (state)->len == 0)
+    {
+      g_info ("%s: nothing to restore", wf_scan_state_path (state));
+      wf_scan_state_free (state);
+      return TRUE;
+    }
+  reply = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "GetNameOwner",
+                                       g_variant_new ("(s)", WF_WPAS_NAME), G_VARIANT_TYPE ("(s)"),
+                                       G_DBUS_CALL_FLAGS_NONE, 2000, NULL, NULL);
+  if (reply)
+    g_variant_get (reply, "(&s)", &wpas_owner);
+  ok = restore_entries (bus, state, wpas_owner);
+  if (!ok)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 "%s: some entries could not be checked; kept for the next start",
+                 wf_scan_state_path (state));
+  wf_scan_state_free (state);
+  return ok;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfair-scand: no Wi-Fi scans while traffic flows. Sets the live bgscan
+ * of the current wpa_supplicant network to "" during traffic (or holds)
+ * and restores the exact previous value when idle, on SIGTERM, and at the
+ * next start after a crash. See nm-plugin/README.md and wlanfair-scand(8). */
+#include "config.h"
+
+#include <glib-unix.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "wlanfair-scan-config.h"
+#include "wlanfair-scan-guard.h"
+#include "wlanfair-scan-service.h"
+
+#define EXIT_USAGE 2
+#define DEFAULT_CONFIG SYSCONFDIR "/wlanfair/scan.conf"
+#define DEFAULT_STATE_DIR "/run/wlanfair-scand"
+
+typedef struct {
+  GMainLoop   *loop;
+  WfScanGuard *guard;
+  int          exit_code;
+  gboolean     have_name;
+} Daemon;
+
+static void
+notify (const char *text)
+{
+#ifdef HAVE_LIBSYSTEMD
+  sd_notify (0, text);
+#else
+  (void) text;
+#endif
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  Daemon *d = user_data;
+
+  g_message ("stopping: restoring every bgscan changed");
+  notify ("STOPPING=1");
+  g_main_loop_quit (d->loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_name_acquired (GDBusConnection *bus, const char *name, gpointer user_data)
+{
+  Daemon *d = user_data;
+
+  d->have_name = TRUE;
+  g_message ("%s on the bus: ready", name);
+  notify ("READY=1\nSTATUS=watching wpa_supplicant");
+}
+
+static void
+on_name_lost (GDBusConnection *bus, const char *name, gpointer user_data)
+{
+  Daemon *d = user_data;
+
+  g_warning ("%s: %s", name, d->have_name ? "name lost" :
+             "cannot own the name (another instance, or the D-Bus policy refuses it)");
+  d->exit_code = 1;
+  g_main_loop_quit (d->loop);
+}
+
+static GDBusConnection *
+connect_bus (const char *address, GError **error)
+{
+  if (!address)
+    return g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, error);
+  return g_dbus_connection_new_for_address_sync (address,
+                                                 G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT
+                                                 | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                 NULL, NULL, error);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *config_path = NULL;
+  g_autofree char *state_dir = NULL;
+  g_autofree char *bus_address = NULL;
+  g_autofree char *sample = NULL;
+  gboolean restore_only = FALSE, check_config = FALSE, verbose = FALSE, version = FALSE;
+  GOptionEntry entries[] = {
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path, "Configuration file (drop-ins in FILE.d/)", "FILE" },
+    { "state-dir", 's', 0, G_OPTION_ARG_FILENAME, &state_dir, "State directory", "DIR" },
+    { "bus", 'b', 0, G_OPTION_ARG_STRING, &bus_address, "D-Bus address instead of the system bus", "ADDRESS" },
+    { "sample-interval", 'i', 0, G_OPTION_ARG_STRING, &sample, "Link counter sampling interval", "MS" },
+    { "restore", 0, 0, G_OPTION_ARG_NONE, &restore_only, "Restore the bgscan values in the state file, then exit", NULL },
+    { "check-config", 0, 0, G_OPTION_ARG_NONE, &check_config, "Validate the configuration, then exit", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Debug messages", NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("- no Wi-Fi scans while traffic flows");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = NULL;
+  WfScanConfig config;
+  Daemon d = { 0 };
+  guint owner_id;
+
+  setlocale (LC_ALL, "");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc > 1)
+    {
+      fprintf (stderr, "wlanfair-scand: %s\n", error ? error->message : "unexpected argument");
+      return EXIT_USAGE;
+    }
+  if (version)
+    {
+      printf ("wlanfair-scand %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  if (verbose)
+    g_setenv ("G_MESSAGES_DEBUG", "all", TRUE);
+  else if (!g_getenv ("G_MESSAGES_DEBUG"))
+    g_setenv ("G_MESSAGES_DEBUG", "wlanfair-scand", TRUE);  /* g_info of this domain */
+  if (!state_dir)
+    state_dir = g_strdup (g_getenv ("RUNTIME_DIRECTORY") ? g_getenv ("RUNTIME_DIRECTORY") : DEFAULT_STATE_DIR);
+
+  wf_scan_config_init_defaults (&config);
+  if (!wf_scan_config_load (&config, config_path ? config_path : DEFAULT_CONFIG,
+                            config_path != NULL, &error)
+      || (sample && !wf_scan_config_set (&config, "sample-interval", sample, &error)))
+    {
+      fprintf (stderr, "wlanfair-scand: %s%s\n", sample && !config_path ? "--sample-interval: " : "",
+               error->message);
+      return EXIT_USAGE;
+    }
+  if (check_config)
+    {
+      printf ("mode=%s policy=%s start-pps=%g start-window=%g idle-pps=%g idle-holdoff=%g "
+              "sample-interval=%u\n", wf_scan_mode_names[config.mode],
+              wf_scan_policy_names[config.policy], config.start_pps, config.start_window_s,
+              config.idle_pps, config.idle_holdoff_s, config.sample_interval_ms);
+      return 0;
+    }
+
+  bus = connect_bus (bus_address, &error);
+  if (!bus)
+    {
+      g_warning ("D-Bus %s: %s", bus_address ? bus_address : "system bus", error->message);
+      return 1;
+    }
+  g_dbus_connection_set_exit_on_close (bus, FALSE);
+  if (restore_only)
+    {
+      if (!wf_scan_guard_restore_state (bus, state_dir, &error))
+        {
+          g_warning ("%s", error->message);
+          return 1;
+        }
+      return 0;
+    }
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  d.guard = wf_scan_guard_new (bus, &config, state_dir, &error);
+  if (!d.guard)
+    {
+      g_warning ("%s", error->message);
+      g_main_loop_unref (d.loop);
+      return 1;
+    }
+  g_message ("wlanfair-scand %s: mode %s, policy %s, traffic from %g packets/s over %g s, "
+             "idle under %g packets/s for %g s, samples every %u ms", PACKAGE_VERSION,
+             wf_scan_mode_names[config.mode], wf_scan_policy_names[config.policy],
+             config.start_pps, config.start_window_s, config.idle_pps, config.idle_holdoff_s,
+             config.sample_interval_ms);
+  owner_id = g_bus_own_name_on_connection (bus, WF_SCAN_SERVICE_NAME,
+                                           G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
+                                           on_name_acquired, on_name_lost, &d, NULL);
+  g_unix_signal_add (SIGTERM, on_signal, &d);
+  g_unix_signal_add (SIGINT, on_signal, &d);
+  g_main_loop_run (d.loop);
+
+  wf_scan_guard_shutdown (d.guard);
+  g_bus_unown_name (owner_id);
+  wf_scan_guard_free (d.guard);
+  g_dbus_connection_flush_sync (bus, NULL, NULL);
+  g_main_loop_unref (d.loop);
+  g_message ("stopped");
+  return d.exit_code;
+}
