@@ -10,11 +10,11 @@
 
 #include <NetworkManager.h>
 
-#include "wlanfair-scan-keys.h"
+#include "wlanfair-scan-config.h"
 #include "wlanfairctl-scan.h"
 #include "wlanfairctl.h"
 
-#define PREFIX "wlanfair.scan."
+#define PREFIX WF_SCAN_PROFILE_PREFIX
 
 static NMClient *
 nm_client (void)

@@ -354,6 +354,9 @@ class Lab:
                     p.wait(10)
                 except subprocess.TimeoutExpired:
                     pass
+            for f in (p.stdin, p.stdout):
+                if f:
+                    f.close()
         if self.daemon_log:
             self.daemon_log.close()
         for ns in (self.station, self.peer):
