@@ -227,7 +227,7 @@ print_counts (const char *label, GVariant *props, const char *name)
 
   if (!v)
     return;
-  printf ("  %-10s", label);
+  printf ("  %-11s", label);
   g_variant_iter_init (&it, v);
   while (g_variant_iter_next (&it, "{&su}", &k, &n))
     {
@@ -304,6 +304,7 @@ device_text (const char *path, GVariant *props)
       printf (", roam floor %d dBm\n", floor);
     }
   print_counts ("seen", props, "ScansSeen");
+  print_counts ("in traffic", props, "ScansDuringTraffic");
   print_counts ("aborted", props, "ScansAborted");
   if (recent && g_variant_n_children (recent) > 0)
     {

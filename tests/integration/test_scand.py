@@ -222,6 +222,29 @@ class ScandTest(Base):
         lab.wpas.SetSignal(self.iface, -50)
         self.wait_bgscan(net, "", timeout=5, what="suppressed again above the floor")
 
+    def test_scans_counted_in_status(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        # Without nl80211 (no cfg80211 here) scans are seen through
+        # wpa_supplicant's Scanning property: kind "unknown".
+        lab.wpas.StartScan(self.iface, 300)
+        dev = self.wait_dev("the scan recorded", lambda d: len(d.get("RecentScans", [])) == 1, 5)
+        t, kind, outcome, ms = dev["RecentScans"][0]
+        self.assertEqual((str(kind), str(outcome)), ("unknown", "done"))
+        self.assertGreaterEqual(int(ms), 200)
+        self.assertEqual(int(dev["ScansSeen"]["unknown"]), 1)
+        self.assertEqual(int(dev["ScansDuringTraffic"]["unknown"]), 1)
+        d = lab.status_json()["devices"][0]
+        self.assertEqual([(r["kind"], r["outcome"]) for r in d["recent_scans"]], [("unknown", "done")])
+        self.assertEqual(d["scans_seen"]["unknown"], 1)
+        self.assertEqual(d["scans_during_traffic"]["unknown"], 1)
+        text = self.ctl("status", check=0).stdout
+        self.assertRegex(text, r"recent scans:\n.*unknown +done +\d+ ms")
+        # observe (the default) never aborts.
+        self.assertNotIn("AbortScan", [str(c[0]) for c in lab.wpas.Calls()])
+
     def test_hold_without_traffic_and_auto_release(self):
         lab = self.lab
         net = self.up()
