@@ -437,8 +437,9 @@ static void
 evaluate (Device *d)
 {
   WfScanInputs in = inputs (d);
+  gboolean changed = wf_scan_policy_decide (&d->policy, &d->cfg, &in);
 
-  if (wf_scan_policy_decide (&d->policy, &d->cfg, &in))
+  if (changed)
     log_decision (d);
   if (in.now_us >= d->retry_after_us)
     {
@@ -447,7 +448,8 @@ evaluate (Device *d)
       else if (!d->policy.suppress && d->suppressing)
         restore (d, wf_scan_reason_name (d->policy.reason));
     }
-  publish (d, FALSE);
+  /* A decision is published with the rates that caused it. */
+  publish (d, changed);
 }
 
 /* Profile overrides. */

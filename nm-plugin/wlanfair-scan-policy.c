@@ -97,8 +97,23 @@ wf_traffic_detector_feed (WfTrafficDetector *d, const WfScanConfig *c,
 
   if (!d->active)
     {
-      /* Start only on a whole window above the threshold. */
-      if (full && pps >= c->start_pps)
+      /* Start only when every sample interval of a whole window is above
+       * the threshold: sustained traffic, not one burst (a DNS lookup and
+       * a TLS handshake are 10-20 packets in a few ms). */
+      gboolean sustained = full;
+
+      for (guint back = 0; sustained && back < from; back++)
+        {
+          const WfTrafficSample *newer = &SLOT (d, back);
+          const WfTrafficSample *older = &SLOT (d, back + 1);
+          double dt = (newer->t_us - older->t_us) / (double) G_USEC_PER_SEC;
+          double n = (double) (newer->tx_packets - older->tx_packets)
+                     + (double) (newer->rx_packets - older->rx_packets);
+
+          if (n < c->start_pps * dt)
+            sustained = FALSE;
+        }
+      if (sustained)
         {
           d->active = TRUE;
           d->idle_since_us = -1;

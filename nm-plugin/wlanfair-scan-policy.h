@@ -30,8 +30,9 @@ const char *wf_scan_reason_name (WfScanReason reason);
 
 #define WF_TRAFFIC_RING 64
 
-/* Traffic detector: tx+rx packets/s over a window starts it, a rate under
- * idle-pps for the hold-off stops it. */
+/* Traffic detector: tx+rx >= start-pps in every sample interval of the
+ * last start-window starts it; the rate over the window staying under
+ * idle-pps for idle-holdoff stops it. */
 typedef struct {
   gint64  t_us;
   guint64 tx_packets, rx_packets, tx_bytes, rx_bytes;

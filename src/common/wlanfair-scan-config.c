@@ -92,9 +92,16 @@ parse_enum (const char *key, const char *text, const char * const *names,
         *out = i;
         return TRUE;
       }
-  g_autofree char *list = g_strjoinv (", ", (char **) names);
-  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-               "%s '%s' is not one of %s", key, text, list);
+  {
+    /* "a, b or c" */
+    g_autoptr(GString) list = g_string_new (NULL);
+    guint n = g_strv_length ((char **) names);
+
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf (list, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+    g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                 "%s '%s' is invalid: expected %s", key, text, list->str);
+  }
   return FALSE;
 }
 
@@ -318,6 +325,7 @@ wf_scan_config_load (WfScanConfig *c, const char *path, gboolean must_exist,
       g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", dir_path);
       return FALSE;
     }
+  g_clear_error (&local);
   while (dir && (name = g_dir_read_name (dir)))
     if (g_str_has_suffix (name, ".conf") && name[0] != '.')
       g_ptr_array_add (files, g_build_filename (dir_path, name, NULL));
