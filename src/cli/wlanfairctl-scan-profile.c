@@ -320,6 +320,28 @@ wf_cli_scan_get (int argc, char **argv)
       else
         printf ("%s=%s\n", full, value);
     }
+  /* A wlanfair.scan.* key the daemon does not know (a typo in a keyfile)
+   * is shown too: it is in the profile, and it is ignored. */
+  if (!only && user)
+    {
+      guint n = 0;
+      const char *const *keys = nm_setting_user_get_keys (user, &n);
+
+      for (guint i = 0; i < n; i++)
+        {
+          if (!g_str_has_prefix (keys[i], PREFIX) || wf_scan_config_profile_key (keys[i]))
+            continue;
+          g_printerr ("%s: warning: %s is not a scan guard key (wlanfair-scand ignores it)\n",
+                      g_get_prgname (), keys[i]);
+          if (json)
+            {
+              json_builder_set_member_name (b, keys[i] + strlen (PREFIX));
+              json_builder_add_string_value (b, nm_setting_user_get_data (user, keys[i]));
+            }
+          else
+            printf ("%s=%s\n", keys[i], nm_setting_user_get_data (user, keys[i]));
+        }
+    }
   if (json)
     {
       json_builder_end_object (b);

@@ -222,6 +222,35 @@ class ScandTest(Base):
         lab.wpas.SetSignal(self.iface, -50)
         self.wait_bgscan(net, "", timeout=5, what="suppressed again above the floor")
 
+    def test_link_down_lifts_suppression(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        # wpa_supplicant leaves COMPLETED (e.g. a roam in progress): bgscan
+        # back at once, even while traffic flows.
+        lab.wpas.SetState(self.iface, "associating")
+        self.wait_bgscan(net, ORIG, timeout=3, what="restored when the link is not completed")
+        self.wait_dev("Reason link-down", lambda d: d.get("Reason") == "link-down"
+                      and not d.get("Suppressing"))
+        lab.wpas.SetState(self.iface, "completed")
+        self.wait_bgscan(net, "", timeout=5, what="suppressed again once completed")
+        # No carrier on the interface: the same.
+        run("ip", "-n", lab.station, "link", "set", lab.ifname, "down")
+        self.wait_bgscan(net, ORIG, timeout=3, what="restored without carrier")
+        self.wait_dev("Reason link-down (carrier)", lambda d: d.get("Reason") == "link-down")
+        run("ip", "-n", lab.station, "link", "set", lab.ifname, "up")
+        self.wait_bgscan(net, "", timeout=5, what="suppressed again with carrier")
+
+    def test_signal_from_bss_when_signal_poll_fails(self):
+        lab = self.lab
+        self.up()
+        self.wait_dev("SignalDbm from SignalPoll", lambda d: int(d.get("SignalDbm", 0)) == -50)
+        lab.wpas.SetSignalPollFails(self.iface, True)
+        lab.wpas.SetSignal(self.iface, -67)  # now only the BSS's Signal says so
+        self.wait_dev("SignalDbm from the BSS", lambda d: int(d.get("SignalDbm", 0)) == -67, 5)
+        self.assertEqual(lab.status_json()["devices"][0]["signal_dbm"], -67)
+
     def test_scans_counted_in_status(self):
         lab = self.lab
         net = self.up()
@@ -359,6 +388,16 @@ class CliTest(Base):
                                                "wlanfair.scan.roam-floor": "-75"})
         r = self.ctl("get", "Home Wi-Fi", "mode", check=1)
         self.assertIn("not set", r.stderr)
+        # A key the daemon does not know (hand-edited keyfile): shown, warned.
+        lab.conn.get_object(scandlab.NM, p).Update2(
+            dbus.Dictionary({**lab.nm_settings_of(p), "user": {"data": dbus.Dictionary(
+                {"wlanfair.scan.moed": "off", "wlanfair.scan.idle-holdoff": "30"}, signature="ss")}},
+                signature="sa{sv}"), dbus.UInt32(0), dbus.Dictionary({}, signature="sv"),
+            dbus_interface=scandlab.NM_CSETTINGS_IFACE)
+        r = self.ctl("get", "Home Wi-Fi", check=0)
+        self.assertIn("wlanfair.scan.moed=off", r.stdout)
+        self.assertIn("wlanfair.scan.idle-holdoff=30", r.stdout)
+        self.assertIn("not a scan guard key", r.stderr)
         # Unset of a key that is not set: nothing written, success.
         before = lab.nm_update2(p)[0]
         self.ctl("unset", "Home Wi-Fi", "mode", check=0)
