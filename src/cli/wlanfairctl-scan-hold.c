@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfairctl scan hold -- COMMAND: a scan guard hold for the life of a
+ * command. The hold belongs to this process's bus connection, so the
+ * daemon drops it even if we are killed; on a normal exit we Release it. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include <glib-unix.h>
+
+#include "wlanfairctl-scan.h"
+#include "wlanfairctl.h"
+
+typedef struct {
+  GMainLoop *loop;
+  GPid pid;
+  int wait_status;
+  gboolean exited;
+} Child;
+
+static void
+child_exited (GPid pid, int wait_status, gpointer data)
+{
+  Child *c = data;
+
+  c->wait_status = wait_status;
+  c->exited = TRUE;
+  g_spawn_close_pid (pid);
+  g_main_loop_quit (c->loop);
+}
+
+/* The command decides what a signal means; we stay until it exits. */
+static gboolean
+forward_signal (Child *c, int signo)
+{
+  if (!c->exited)
+    kill (c->pid, signo);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sigint (gpointer data)
+{
+  return forward_signal (data, SIGINT);
+}
+
+static gboolean
+on_sigterm (gpointer data)
+{
+  return forward_signal (data, SIGTERM);
+}
+
+static gboolean
+on_sighup (gpointer data)
+{
+  return forward_signal (data, SIGHUP);
+}
+
+static gboolean
+take_hold (GDBusConnection *bus, const char *reason, guint32 *cookie, GError **error)
+{
+  g_autoptr(GVariant) reply = NULL;
+
+  reply = g_dbus_connection_call_sync (bus, WF_SCAN_BUS_NAME, WF_SCAN_PATH,
+                                       WF_SCAN_IFACE, "Hold",
+                                       g_variant_new ("(s)", reason),
+                                       G_VARIANT_TYPE ("(u)"),
+                                       G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                                       WF_SCAN_CALL_TIMEOUT_MS, NULL, error);
+  if (!reply)
+    return FALSE;
+  g_variant_get (reply, "(u)", cookie);
+  return TRUE;
+}
+
+static void
+release_hold (GDBusConnection *bus, guint32 cookie)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+
+  reply = g_dbus_connection_call_sync (bus, WF_SCAN_BUS_NAME, WF_SCAN_PATH,
+                                       WF_SCAN_IFACE, "Release",
+                                       g_variant_new ("(u)", cookie), NULL,
+                                       G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                                       WF_SCAN_CALL_TIMEOUT_MS, NULL, &error);
+  /* Not fatal: the daemon drops our holds when we leave the bus anyway. */
+  if (!reply)
+    {
+      g_dbus_error_strip_remote_error (error);
+      g_printerr ("%s: warning: could not release hold %u: %s\n",
+                  g_get_prgname (), cookie, error->message);
+    }
+}
+
+int
+wf_cli_scan_hold (int argc, char **argv)
+{
+  g_autofree char *reason = NULL;
+  gboolean require = FALSE;
+  const GOptionEntry entries[] = {
+    { "reason", 'r', 0, G_OPTION_ARG_STRING, &reason,
+      "Why, as shown by 'scan status' (default: the command's name)", "TEXT" },
+    { "require", 0, 0, G_OPTION_ARG_NONE, &require,
+      "Fail (exit 1) instead of running the command without a hold when "
+      "the scan guard is not running", NULL },
+    { NULL },
+  };
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("-- COMMAND [ARGS...]");
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GMainLoop) loop = NULL;
+  char **command;
+  gboolean held = FALSE;
+  guint32 cookie = 0;
+  guint sig_ids[3];
+  Child child = { 0 };
+  int rc;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+    "Run COMMAND with a scan guard hold: no background scans while it runs,\n"
+    "even without traffic. The hold is released when COMMAND exits (or when\n"
+    "this process dies). SIGINT, SIGTERM and SIGHUP are passed to COMMAND;\n"
+    "the exit status is COMMAND's (128+N when killed by signal N).\n"
+    "Without the scan guard, COMMAND still runs (with a warning) unless\n"
+    "--require is given.");
+  /* Options end at the command: its own options are not ours. */
+  g_option_context_set_strict_posix (ctx, TRUE);
+  if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
+    return rc;
+  command = argv + 1;
+  if (command[0] && g_str_equal (command[0], "--"))
+    command++;
+  if (!command[0])
+    return wf_cli_usage_error ("no command given");
+  if (!reason)
+    reason = g_path_get_basename (command[0]);
+
+  bus = wf_cli_scan_system_bus (&error);
+  if (bus)
+    held = take_hold (bus, reason, &cookie, &error);
+  if (!held)
+    {
+      g_autofree char *why = NULL;
+
+      if (!bus)
+        why = g_strdup_printf ("no system D-Bus: %s", error->message);
+      else if (wf_cli_scan_is_absent (error))
+        why = g_strdup ("the scan guard is not running");
+      else
+        {
+          g_dbus_error_strip_remote_error (error);
+          why = g_strdup (error->message);
+        }
+      if (require)
+        return wf_cli_fail ("cannot hold scans: %s", why);
+      g_printerr ("%s: warning: cannot hold scans (%s); running the command anyway\n",
+                  g_get_prgname (), why);
+    }
+
+  loop = g_main_loop_new (NULL, FALSE);
+  child.loop = loop;
+  /* Handlers before the child exists, so no signal falls between. */
+  sig_ids[0] = g_unix_signal_add (SIGINT, on_sigint, &child);
+  sig_ids[1] = g_unix_signal_add (SIGTERM, on_sigterm, &child);
+  sig_ids[2] = g_unix_signal_add (SIGHUP, on_sighup, &child);
+  g_clear_error (&error);
+  if (!g_spawn_async (NULL, command, NULL,
+                      G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
+                      | G_SPAWN_CHILD_INHERITS_STDIN,
+                      NULL, NULL, &child.pid, &error))
+    {
+      for (gsize i = 0; i < G_N_ELEMENTS (sig_ids); i++)
+        g_source_remove (sig_ids[i]);
+      if (held)
+        release_hold (bus, cookie);
+      wf_cli_fail ("cannot run %s: %s", command[0], error->message);
+      /* As a shell does for a command it cannot run. */
+      return 127;
+    }
+  g_child_watch_add (child.pid, child_exited, &child);
+  g_main_loop_run (loop);
+  for (gsize i = 0; i < G_N_ELEMENTS (sig_ids); i++)
+    g_source_remove (sig_ids[i]);
+  if (held)
+    release_hold (bus, cookie);
+
+  if (WIFEXITED (child.wait_status))
+    return WEXITSTATUS (child.wait_status);
+  if (WIFSIGNALED (child.wait_status))
+    return 128 + WTERMSIG (child.wait_status);
+  return WF_EXIT_FAILURE;
+}

@@ -1,0 +1,449 @@
+#!/usr/bin/python3
+"""wlanfair-scand and wlanfairctl scan against a private system bus with
+python-dbusmock's NetworkManager and a wpa_supplicant mock
+(scand/wpas_mock.py), traffic on a veth in a network namespace
+(scand/scandlab.py). The Scand* cases need root (namespaces) and exit 77
+(skip) without it; the Cli* cases need only python3-dbusmock. Run one case
+per process:
+    /usr/bin/python3 test_scand.py ScandTest.test_traffic_suppresses_idle_restores
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scand"))
+
+SKIP = 77
+try:
+    import dbus
+    import scandlab
+    from scandlab import run
+    HAVE_DBUSMOCK = scandlab.have_dbusmock()
+except ImportError:
+    HAVE_DBUSMOCK = False
+
+ORIG = "simple:17:-61:999"  # not NetworkManager's default: nothing may assume it
+# Short timings so a case runs in seconds; the defaults are measured by
+# bench/scan-guard.
+FAST = dict(idle_holdoff=2)
+
+
+class Base(unittest.TestCase):
+    netns = True
+
+    def setUp(self):
+        if not HAVE_DBUSMOCK:
+            self.skipTest("python3-dbusmock (or python3-dbus/gi) missing")
+        if self.netns and os.geteuid() != 0:
+            self.skipTest("needs root (network namespaces)")
+        if self.netns and not os.path.exists(scandlab.SCAND):
+            self.skipTest("wlanfair-scand not built (WLANFAIR_SCAND)")
+        self.lab = scandlab.Lab(with_netns=self.netns)
+
+    def tearDown(self):
+        self.lab.close()
+
+    def ctl(self, *args, check=None, **kw):
+        r = subprocess.run([scandlab.CTL, "scan", *args], capture_output=True, text=True, **kw)
+        if check is not None:
+            self.assertEqual(r.returncode, check, "wlanfairctl scan %s: %s%s"
+                             % (" ".join(args), r.stdout, r.stderr))
+        return r
+
+
+class ScandTest(Base):
+    def up(self, bgscan=ORIG, config=None, user_data=None, **conf):
+        """NM device + active profile, wpa_supplicant network, the daemon."""
+        lab = self.lab
+        self.dev = lab.nm_device()
+        self.profile = lab.nm_profile("wfc-home", user_data)
+        lab.nm_activate(self.dev, self.profile)
+        self.iface, self.net = lab.connect(bgscan=bgscan)
+        keys = dict(FAST)
+        keys.update(conf)
+        lab.start_daemon(config or lab.write_config(**keys))
+        return self.net
+
+    def wait_bgscan(self, net, value, timeout=10, what=None):
+        return self.lab.wait_for(what or "bgscan of %s = %r" % (net, value),
+                                 lambda: self.lab.bgscan(net) == value, timeout)
+
+    def wait_dev(self, what, pred, timeout=10):
+        def check():
+            d = self.lab.device()
+            return d if pred(d) else None
+        return self.lab.wait_for(what, check, timeout)
+
+    def test_traffic_suppresses_idle_restores(self):
+        lab = self.lab
+        net = self.up()
+        # Idle at start: untouched.
+        time.sleep(1.0)
+        self.assertEqual(lab.bgscan(net), ORIG)
+        self.assertEqual(lab.writes(), [])
+        t0 = lab.traffic()
+        self.wait_bgscan(net, "", timeout=5)
+        t_off = lab.writes()[0][2]
+        dev = self.wait_dev("Suppressing/traffic", lambda d: d.get("Suppressing")
+                            and d.get("Reason") == "traffic")
+        self.assertEqual(str(dev["SavedBgscan"]), ORIG)
+        self.assertEqual(str(dev["CurrentBgscan"]), "")
+        self.assertEqual(str(dev["Interface"]), lab.ifname)
+        self.assertEqual(str(dev["Connection"]), "wfc-home")
+        self.assertTrue(lab.device_path().endswith("/Device/%d" % lab.ifindex()))
+        # The status the CLI prints agrees with the properties.
+        # (Rates are published at most once a second.)
+        st = lab.wait_for("status --json with the traffic rate",
+                          lambda: (lambda s: s if s["devices"][0].get("rx_pps", 0)
+                                   + s["devices"][0].get("tx_pps", 0) > 20 else None)(lab.status_json()),
+                          timeout=3)
+        d = st["devices"][0]
+        self.assertTrue(d["suppressing"])
+        self.assertEqual((d["reason"], d["saved_bgscan"], d["current_bgscan"]),
+                         ("traffic", ORIG, ""))
+        self.assertGreater(d["rx_pps"] + d["tx_pps"], 20)
+        self.assertEqual(d["interface"], lab.ifname)
+        text = self.ctl("status", check=0).stdout
+        self.assertIn("suppressing scans (traffic)", text)
+        self.assertIn('"%s"' % ORIG, text)
+        # Idle: the exact original comes back after the hold-off, not before.
+        t_stop = lab.stop_traffic()
+        time.sleep(1.0)
+        self.assertEqual(lab.bgscan(net), "", "restored before the hold-off")
+        self.wait_bgscan(net, ORIG, timeout=10)
+        t_on = lab.writes()[-1][2]
+        self.assertGreaterEqual(t_on - t_stop, 2.0)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+        self.wait_dev("not suppressing/idle", lambda d: not d.get("Suppressing")
+                      and d.get("Reason") == "idle")
+        print("traffic->off %.3f s, idle->restored %.3f s" % (t_off - t0, t_on - t_stop))
+        # The guard touched bgscan only, and never disconnected anything.
+        calls = [str(c[0]) for c in lab.wpas.Calls()]
+        for bad in ("Disconnect", "Reassociate", "Reconnect", "RemoveNetwork", "Scan", "SelectNetwork"):
+            self.assertNotIn(bad, calls)
+        self.assertEqual({str(w[1]) for w in lab.wpas.Writes()}, {"bgscan"})
+
+    def test_reapplied_after_new_current_network(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        # NetworkManager re-activates: the network is removed and a new one
+        # added (same id, so the same D-Bus path), with another bgscan.
+        lab.wpas.SetState(self.iface, "disconnected")
+        lab.wpas.RemoveNetwork(net)
+        other = "simple:30:-65:300"
+        net2 = lab.wpas.AddNetwork(self.iface, {"ssid": "wfc-test", "key_mgmt": "WPA-PSK",
+                                                "bgscan": other})
+        lab.wpas.SetCurrentNetwork(self.iface, net2)
+        lab.wpas.SetState(self.iface, "completed")
+        self.assertEqual(lab.bgscan(net2), other)
+        self.wait_bgscan(net2, "", what="the new network suppressed too")
+        dev = self.wait_dev("SavedBgscan of the new network",
+                            lambda d: str(d.get("SavedBgscan")) == other)
+        self.assertTrue(dev["Suppressing"])
+        # And a third network at a new path (roam to another profile).
+        net3 = lab.wpas.AddNetwork(self.iface, {"ssid": "wfc-other", "key_mgmt": "WPA-PSK",
+                                                "bgscan": "simple:30:-70:86400"})
+        lab.wpas.SetCurrentNetwork(self.iface, net3)
+        self.wait_bgscan(net3, "", what="the roamed-to network suppressed")
+        lab.stop_traffic()
+        self.wait_bgscan(net3, "simple:30:-70:86400", timeout=10)
+        # The one left behind is not left without its bgscan either.
+        self.wait_bgscan(net2, other, timeout=5)
+
+    def test_restored_on_sigterm(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        self.assertEqual(lab.stop_daemon(signal.SIGTERM), 0, lab.log())
+        # Restored before exit, while traffic still flows.
+        self.assertEqual(lab.bgscan(net), ORIG)
+        self.assertEqual(lab.writes()[-1][1], ORIG)
+        self.assertFalse(lab.conn.name_has_owner(scandlab.GUARD))
+        self.assertEqual(self.ctl("status").returncode, 1)
+
+    def test_restored_after_kill9_and_restart(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        lab.stop_daemon(signal.SIGKILL)
+        lab.stop_traffic()
+        time.sleep(0.5)
+        self.assertEqual(lab.bgscan(net), "", "nobody restores without the daemon")
+        self.assertTrue(os.listdir(lab.state_dir()), "no state file left by the crashed daemon")
+        lab.start_daemon(lab.write_config(**FAST))
+        self.wait_bgscan(net, ORIG, timeout=10, what="restored from the state file")
+        self.assertEqual(lab.writes()[-1][1], ORIG)
+        self.assertEqual(lab.stop_daemon(), 0)
+        self.assertEqual(lab.bgscan(net), ORIG)
+
+    def test_restored_after_wpa_supplicant_restart(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        # wpa_supplicant drops off the bus (its networks die with it) and
+        # comes back; NetworkManager adds the interface and network again.
+        lab.wpas.Restart(500)
+        time.sleep(1.0)
+        iface, net = lab.connect(bgscan=ORIG)
+        self.wait_bgscan(net, "", what="re-applied after the restart")
+        dev = self.wait_dev("saved value of the new network", lambda d: str(d.get("SavedBgscan")) == ORIG)
+        self.assertTrue(dev["Suppressing"])
+        lab.stop_traffic()
+        self.wait_bgscan(net, ORIG, timeout=10)
+        self.assertIsNone(lab.daemon.poll(), "the daemon died with wpa_supplicant")
+
+    def test_roam_floor_lifts_suppression(self):
+        lab = self.lab
+        net = self.up()  # threshold -61: floor -64, resume at -60
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        dev = self.wait_dev("signal and floor", lambda d: int(d.get("SignalDbm", 0)) == -50)
+        self.assertEqual(int(dev["RoamFloorDbm"]), -64)
+        lab.wpas.SetSignal(self.iface, -70)
+        self.wait_bgscan(net, ORIG, timeout=5, what="bgscan back under the roam floor")
+        dev = self.wait_dev("Reason roam-floor", lambda d: d.get("Reason") == "roam-floor")
+        self.assertFalse(dev["Suppressing"])
+        self.assertIsNone(lab.blaster.poll(), "traffic kept flowing")
+        self.assertIn("roam", lab.log().lower())
+        # Between floor and floor + hysteresis: stays lifted.
+        lab.wpas.SetSignal(self.iface, -62)
+        time.sleep(2.5)
+        self.assertEqual(lab.bgscan(net), ORIG)
+        # Well above: suppressed again.
+        lab.wpas.SetSignal(self.iface, -50)
+        self.wait_bgscan(net, "", timeout=5, what="suppressed again above the floor")
+
+    def test_link_down_lifts_suppression(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        # wpa_supplicant leaves COMPLETED (e.g. a roam in progress): bgscan
+        # back at once, even while traffic flows.
+        lab.wpas.SetState(self.iface, "associating")
+        self.wait_bgscan(net, ORIG, timeout=3, what="restored when the link is not completed")
+        self.wait_dev("Reason link-down", lambda d: d.get("Reason") == "link-down"
+                      and not d.get("Suppressing"))
+        lab.wpas.SetState(self.iface, "completed")
+        self.wait_bgscan(net, "", timeout=5, what="suppressed again once completed")
+        # No carrier on the interface: the same.
+        run("ip", "-n", lab.station, "link", "set", lab.ifname, "down")
+        self.wait_bgscan(net, ORIG, timeout=3, what="restored without carrier")
+        self.wait_dev("Reason link-down (carrier)", lambda d: d.get("Reason") == "link-down")
+        run("ip", "-n", lab.station, "link", "set", lab.ifname, "up")
+        self.wait_bgscan(net, "", timeout=5, what="suppressed again with carrier")
+
+    def test_signal_from_bss_when_signal_poll_fails(self):
+        lab = self.lab
+        self.up()
+        self.wait_dev("SignalDbm from SignalPoll", lambda d: int(d.get("SignalDbm", 0)) == -50)
+        lab.wpas.SetSignalPollFails(self.iface, True)
+        lab.wpas.SetSignal(self.iface, -67)  # now only the BSS's Signal says so
+        self.wait_dev("SignalDbm from the BSS", lambda d: int(d.get("SignalDbm", 0)) == -67, 5)
+        self.assertEqual(lab.status_json()["devices"][0]["signal_dbm"], -67)
+
+    def test_scans_counted_in_status(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        # Without nl80211 (no cfg80211 here) scans are seen through
+        # wpa_supplicant's Scanning property: kind "unknown".
+        lab.wpas.StartScan(self.iface, 300)
+        dev = self.wait_dev("the scan recorded", lambda d: len(d.get("RecentScans", [])) == 1, 5)
+        t, kind, outcome, ms = dev["RecentScans"][0]
+        self.assertEqual((str(kind), str(outcome)), ("unknown", "done"))
+        self.assertGreaterEqual(int(ms), 200)
+        self.assertEqual(int(dev["ScansSeen"]["unknown"]), 1)
+        self.assertEqual(int(dev["ScansDuringTraffic"]["unknown"]), 1)
+        d = lab.status_json()["devices"][0]
+        self.assertEqual([(r["kind"], r["outcome"]) for r in d["recent_scans"]], [("unknown", "done")])
+        self.assertEqual(d["scans_seen"]["unknown"], 1)
+        self.assertEqual(d["scans_during_traffic"]["unknown"], 1)
+        text = self.ctl("status", check=0).stdout
+        self.assertRegex(text, r"recent scans:\n.*unknown +done +\d+ ms")
+        # observe (the default) never aborts.
+        self.assertNotIn("AbortScan", [str(c[0]) for c in lab.wpas.Calls()])
+
+    def test_hold_without_traffic_and_auto_release(self):
+        lab = self.lab
+        net = self.up()
+        proc, cookie, owner = lab.holder("video call")
+        self.wait_bgscan(net, "", timeout=5, what="suppressed by the hold")
+        dev = self.wait_dev("Reason hold", lambda d: d.get("Reason") == "hold")
+        self.assertTrue(dev["Suppressing"])
+        holds = [(int(c), str(o), str(r)) for c, o, r, _ in lab.guard_prop("Holds")]
+        self.assertEqual(holds, [(cookie, owner, "video call")])
+        st = lab.status_json()
+        self.assertEqual([(h["cookie"], h["owner"], h["reason"]) for h in st["holds"]],
+                         [(cookie, owner, "video call")])
+        self.assertEqual(st["devices"][0]["reason"], "hold")
+        # The holder dies without Release: the hold goes with its bus name.
+        proc.kill()
+        proc.wait()
+        lab.wait_for("Holds empty", lambda: len(lab.guard_prop("Holds")) == 0, 5)
+        self.wait_bgscan(net, ORIG, timeout=10, what="restored after the holder left")
+
+    def test_hold_command(self):
+        lab = self.lab
+        net = self.up()
+        # The command sees the hold while it runs, then its status is ours.
+        script = ("import json,subprocess,sys,time;"
+                  "time.sleep(1.5);"
+                  "s=json.loads(subprocess.run([sys.argv[1],'scan','status','--json'],"
+                  "capture_output=True,text=True).stdout);"
+                  "print(json.dumps([s['holds'],s['devices'][0]['current_bgscan']]));"
+                  "sys.exit(7)")
+        r = self.ctl("hold", "--reason", "wfc test", "--", scandlab.PY, "-c", script,
+                     scandlab.CTL, timeout=30)
+        self.assertEqual(r.returncode, 7, r.stderr)
+        holds, current = json.loads(r.stdout)
+        self.assertEqual([h["reason"] for h in holds], ["wfc test"])
+        self.assertEqual(current, "")
+        self.assertEqual(len(lab.guard_prop("Holds")), 0, "hold not released at exit")
+        self.wait_bgscan(net, ORIG, timeout=10)
+        # SIGTERM to wlanfairctl reaches the command; the hold is released.
+        p = subprocess.Popen([scandlab.CTL, "scan", "hold", "--", "sleep", "30"])
+        lab.wait_for("hold taken", lambda: len(lab.guard_prop("Holds")) == 1, 5)
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(10), 128 + signal.SIGTERM)
+        lab.wait_for("hold released", lambda: len(lab.guard_prop("Holds")) == 0, 5)
+
+    def test_profile_mode_off_beats_global(self):
+        lab = self.lab
+        net = self.up(mode="always", user_data={"wlanfair.scan.mode": "off"})
+        dev = self.wait_dev("Mode off", lambda d: d.get("Mode") == "off")
+        self.assertFalse(dev["Suppressing"])
+        self.assertEqual(str(dev["Reason"]), "mode-off")
+        lab.traffic()
+        time.sleep(2.0)
+        self.assertEqual(lab.bgscan(net), ORIG)
+        self.assertEqual(lab.writes(), [])
+        # The profile changes while connected (wlanfairctl scan unset): the
+        # global mode=always applies at once.
+        self.ctl("unset", "wfc-home", "mode", check=0)
+        self.wait_bgscan(net, "", timeout=5, what="global mode=always after unset")
+        self.wait_dev("Mode always", lambda d: d.get("Mode") == "always"
+                      and d.get("Reason") == "mode-always")
+        # And back to off through the CLI: restored.
+        self.ctl("set", "wfc-home", "mode", "off", check=0)
+        self.wait_bgscan(net, ORIG, timeout=5, what="mode=off from the profile again")
+
+    def test_invalid_profile_value_warns_and_uses_global(self):
+        lab = self.lab
+        net = self.up(mode="always", user_data={"wlanfair.scan.mode": "sometimes"})
+        self.wait_bgscan(net, "", timeout=5, what="global mode=always despite the bad profile value")
+        dev = self.wait_dev("Mode always", lambda d: d.get("Mode") == "always")
+        self.assertEqual(str(dev["Reason"]), "mode-always")
+        log = lab.log()
+        self.assertRegex(log, r"(?i)warn")
+        self.assertIn("wlanfair.scan.mode", log)
+        self.assertIn("sometimes", log)
+        # The CLI shows the stored value and warns about it.
+        r = self.ctl("get", "wfc-home", check=0)
+        self.assertIn("wlanfair.scan.mode=sometimes", r.stdout)
+        self.assertRegex(r.stderr, r"mode.*'sometimes'.*auto.*off.*always")
+
+class CliTest(Base):
+    """wlanfairctl scan set/get/unset/hold against dbusmock's
+    NetworkManager; no namespaces, no root."""
+    netns = False
+
+    def setUp(self):
+        super().setUp()
+        self.profile = self.lab.nm_profile("Home Wi-Fi", {"other.key": "keep"})
+
+    def test_set_get_unset(self):
+        lab, p = self.lab, self.profile
+        self.ctl("set", "Home Wi-Fi", "mode", "off", check=0)
+        self.assertEqual(lab.nm_user_data(p), {"other.key": "keep", "wlanfair.scan.mode": "off"})
+        count, flags = lab.nm_update2(p)
+        self.assertEqual((count, flags), (1, 1), "one Update2 with NM_SETTINGS_UPDATE2_FLAG_TO_DISK")
+        # The rest of the profile survives the round trip.
+        s = lab.nm_settings_of(p)
+        self.assertEqual(bytes(s["802-11-wireless"]["ssid"]), b"wfc-test")
+        self.assertEqual(str(s["connection"]["id"]), "Home Wi-Fi")
+        uuid = str(s["connection"]["uuid"])
+        # Full key, by UUID and by D-Bus path.
+        self.ctl("set", uuid, "wlanfair.scan.idle-holdoff", "30", check=0)
+        self.ctl("set", p, "roam-floor", "-75", check=0)
+        self.assertEqual(self.ctl("get", "Home Wi-Fi", check=0).stdout,
+                         "wlanfair.scan.mode=off\nwlanfair.scan.idle-holdoff=30\n"
+                         "wlanfair.scan.roam-floor=-75\n")
+        self.assertEqual(self.ctl("get", "Home Wi-Fi", "mode", check=0).stdout, "off\n")
+        j = json.loads(self.ctl("get", "--json", uuid, check=0).stdout)
+        self.assertEqual(j, {"connection": "Home Wi-Fi", "uuid": uuid,
+                             "keys": {"mode": "off", "idle-holdoff": "30", "roam-floor": "-75"}})
+        self.ctl("unset", "Home Wi-Fi", "mode", check=0)
+        self.assertEqual(lab.nm_user_data(p), {"other.key": "keep", "wlanfair.scan.idle-holdoff": "30",
+                                               "wlanfair.scan.roam-floor": "-75"})
+        r = self.ctl("get", "Home Wi-Fi", "mode", check=1)
+        self.assertIn("not set", r.stderr)
+        # A key the daemon does not know (hand-edited keyfile): shown, warned.
+        lab.conn.get_object(scandlab.NM, p).Update2(
+            dbus.Dictionary({**lab.nm_settings_of(p), "user": {"data": dbus.Dictionary(
+                {"wlanfair.scan.moed": "off", "wlanfair.scan.idle-holdoff": "30"}, signature="ss")}},
+                signature="sa{sv}"), dbus.UInt32(0), dbus.Dictionary({}, signature="sv"),
+            dbus_interface=scandlab.NM_CSETTINGS_IFACE)
+        r = self.ctl("get", "Home Wi-Fi", check=0)
+        self.assertIn("wlanfair.scan.moed=off", r.stdout)
+        self.assertIn("wlanfair.scan.idle-holdoff=30", r.stdout)
+        self.assertIn("not a scan guard key", r.stderr)
+        # Unset of a key that is not set: nothing written, success.
+        before = lab.nm_update2(p)[0]
+        self.ctl("unset", "Home Wi-Fi", "mode", check=0)
+        self.assertEqual(lab.nm_update2(p)[0], before)
+
+    def test_invalid_rejected(self):
+        lab, p = self.lab, self.profile
+        r = self.ctl("set", "Home Wi-Fi", "mode", "bogus", check=2)
+        self.assertRegex(r.stderr, r"mode.*'bogus'.*auto.*off.*always")
+        r = self.ctl("set", "Home Wi-Fi", "policy", "abort", check=2)
+        self.assertRegex(r.stderr, r"policy.*observe.*strict")
+        r = self.ctl("set", "Home Wi-Fi", "roam-floor", "-10", check=2)
+        self.assertIn("-100 to -20", r.stderr)
+        r = self.ctl("set", "Home Wi-Fi", "idle-holdoff", "ten", check=2)
+        self.assertIn("0 to 3600", r.stderr)
+        r = self.ctl("set", "Home Wi-Fi", "colour", "blue", check=2)
+        self.assertIn("unknown key", r.stderr)
+        self.assertIn("mode", r.stderr)
+        self.ctl("set", "Home Wi-Fi", "mode", check=2)
+        self.assertEqual(lab.nm_update2(p), (0, None), "nothing may be written")
+        self.assertEqual(lab.nm_user_data(p), {"other.key": "keep"})
+        r = self.ctl("set", "No Such Wi-Fi", "mode", "off", check=1)
+        self.assertIn("no connection profile", r.stderr)
+        lab.nm_profile("Home Wi-Fi")
+        r = self.ctl("set", "Home Wi-Fi", "mode", "off", check=1)
+        self.assertIn("give the UUID", r.stderr)
+
+    def test_status_without_daemon(self):
+        r = self.ctl("status", check=1)
+        self.assertIn("not running", r.stderr)
+        r = self.ctl("status", "--json", check=1)
+        self.assertEqual(r.stdout, "")
+
+    def test_hold_without_daemon(self):
+        r = self.ctl("hold", "--", "sh", "-c", "exit 5", check=5)
+        self.assertIn("not running", r.stderr)
+        r = self.ctl("hold", "--require", "--", "sh", "-c", "exit 5", check=1)
+        self.assertIn("not running", r.stderr)
+        self.ctl("hold", check=2)
+        self.ctl("hold", "--", "/nonexistent/wfc", check=127)
+
+
+if __name__ == "__main__":
+    # One case per process; a skip is exit 77 for meson.
+    prog = unittest.main(exit=False, verbosity=2)
+    res = prog.result
+    if res.skipped and not res.failures and not res.errors and res.testsRun == len(res.skipped):
+        sys.exit(SKIP)
+    sys.exit(0 if res.wasSuccessful() else 1)
