@@ -3,14 +3,17 @@
 # 6.1, systemd 252), run INSIDE the VM as lab-scenario-package.service.
 #
 # Asserts: 'apt-get install -y ./wlanfair_*.deb' works offline (the image
-# holds the dependencies); wlanfair-tcp.service is enabled and active as
-# shipped (no drop-in) and registers both congestion controls, pinned
-# below Linux 6.4; scope wifi leaves the default and allowed lists alone;
-# 'apt-get remove' stops it and leaves no unit file, no ackloss CC, no pin
-# and the sysctls as before the install; 'apt-get purge' also removes
-# /etc/wlanfair and the enablement.  Records the systemd-analyze security
-# exposure level.  Purges a copy an earlier scenario installed first; the
-# package is not installed when this scenario ends.
+# holds the dependencies); wlanfair-tcp.service and wlanfair-scand.service
+# are enabled and active as shipped (no drop-in), wlanfair-reportd.service
+# is installed but not enabled (it sends reports to the network) and
+# starts when asked; tcp registers both congestion controls, pinned below
+# Linux 6.4; scope wifi leaves the default and allowed lists alone;
+# 'apt-get remove' stops all three and leaves no unit file, no ackloss CC,
+# no pin, the sysctls as before the install and the station's bgscan as
+# before the install; 'apt-get purge' also removes /etc/wlanfair, the
+# D-Bus policy and the enablement.  Records the systemd-analyze security
+# exposure level of each unit.  Purges a copy an earlier scenario
+# installed first; the package is not installed when this scenario ends.
 set -u
 . /mnt/host/lab/lib.sh
 lab_begin
@@ -26,6 +29,11 @@ if installed; then
 fi
 check not-installed-before "wlanfair is still installed: $(dpkg-query -W wlanfair 2>&1)" eval '! installed'
 check sysctls-before-install "$(sysctls | tr '\n' ' ')" sysctls_at_baseline
+# A NetworkManager-connected station first, so that the scan guard has a
+# device to look after and its bgscan can be compared after removal.
+if ensure_wifi; then pass wifi-station-connected; else fail wifi-station-connected "no station (see log.txt)"; fi
+BG0=$(bgscan_get)
+fact bgscan_before_install "$BG0"
 check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
 fact version "$(dpkg-query -W -f='${Version}' wlanfair 2>/dev/null)"
 check unit-enabled "is-enabled: $(systemctl is-enabled $UNIT 2>&1)" \
@@ -65,16 +73,31 @@ if kernel_below_6_4; then
     check active-legacy-registration-pinned "$(pins)" test -n "$(ls -A $PINDIR 2>/dev/null)"
 fi
 
-say "systemd-analyze security $UNIT"
-run 180 systemd-analyze security --no-pager $UNIT > "$OUT/security.txt" 2>&1
-tail -1 "$OUT/security.txt"
-exposure=$(grep -o 'Overall exposure level for [^:]*: [0-9.]* [A-Z]*' "$OUT/security.txt" | awk '{print $(NF-1), $NF}')
-if [ -n "$exposure" ]; then
-    fact security_exposure "$exposure"
-    pass security-exposure-recorded
-else
-    fail security-exposure-recorded "no exposure level in systemd-analyze output (security.txt)"
-fi
+say "the other units: scan guard (enabled) and reporter (not enabled)"
+SCAND=wlanfair-scand.service
+REPORTD=wlanfair-reportd.service
+check scand-enabled "is-enabled: $(systemctl is-enabled $SCAND 2>&1)" test "$(systemctl is-enabled $SCAND 2>&1)" = enabled
+wait_until 30 systemctl is-active -q $SCAND || run 60 systemctl start $SCAND
+check scand-active "$(systemctl show -p ActiveState,SubState,NRestarts,Result $SCAND | tr '\n' ' ')" systemctl is-active -q $SCAND
+check scand-started-first-time "NRestarts=$(systemctl show -p NRestarts --value $SCAND)" \
+    test "$(systemctl show -p NRestarts --value $SCAND)" = 0
+check reportd-not-enabled "is-enabled: $(systemctl is-enabled $REPORTD 2>&1)" test "$(systemctl is-enabled $REPORTD 2>&1)" = disabled
+run 60 systemctl start $REPORTD
+check reportd-active "$(systemctl show -p ActiveState,SubState,Result $REPORTD | tr '\n' ' ')" systemctl is-active -q $REPORTD
+fact scand_state "$(timeout 20 wlanfairctl scan status --json 2>&1 | head -c 300)"
+
+for u in $UNIT $SCAND $REPORTD; do
+    say "systemd-analyze security $u"
+    run 180 systemd-analyze security --no-pager $u > "$OUT/security-$u.txt" 2>&1
+    tail -1 "$OUT/security-$u.txt"
+    exposure=$(grep -o 'Overall exposure level for [^:]*: [0-9.]* [A-Z]*' "$OUT/security-$u.txt" | awk '{print $(NF-1), $NF}')
+    if [ -n "$exposure" ]; then
+        fact "security_exposure_${u%.service}" "$exposure"
+        pass "security-exposure-recorded-${u%.service}"
+    else
+        fail "security-exposure-recorded-${u%.service}" "no exposure level in systemd-analyze output"
+    fi
+done
 
 # --------------------------------------------------------------- remove ----
 say "apt-get remove -y wlanfair (service running)"
@@ -82,12 +105,12 @@ run 300 env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q -o Dpkg::Use-Pty
 rc=$?
 check remove "apt-get remove exit status $rc" test $rc = 0
 state_dump
-unit_files() {   # the unit itself, wherever a package or an admin may put it
-    ls -d /lib/systemd/system/$UNIT /usr/lib/systemd/system/$UNIT \
-        /etc/systemd/system/$UNIT /run/systemd/system/$UNIT 2>/dev/null
+unit_files() {   # the units themselves, wherever a package or an admin may put them
+    ls -d {/lib,/usr/lib,/etc,/run}/systemd/system/wlanfair-*.service 2>/dev/null
 }
-check remove-stops-daemon "$(unit_state) $(pgrep -a wlanfair-tcpd)" \
-    eval '! unit_active && ! pgrep -x wlanfair-tcpd >/dev/null'
+check remove-stops-daemons "$(unit_state) $(pgrep -a wlanfair)" \
+    eval '! unit_active && ! pgrep wlanfair- >/dev/null'
+check remove-bgscan-as-before "bgscan '$(bgscan_get)', before install '$BG0'" test "$(bgscan_get)" = "$BG0"
 check remove-no-unit-file "$(unit_files | tr '\n' ' ')" test -z "$(unit_files)"
 check remove-no-ackloss-cc "$(sysctls | tr '\n' ' ')" no_ackloss_cc
 check remove-no-pins "$(pins)" pins_empty
@@ -106,9 +129,15 @@ check purge-package-forgotten "dpkg status: $(dpkg-query -W -f='${db:Status-Abbr
 check purge-no-unit-file "$(unit_files | tr '\n' ' ') $(ls -l $wants 2>/dev/null)" \
     eval 'test -z "$(unit_files)" && ! test -L $wants'
 check purge-no-etc-wlanfair "$(ls -la /etc/wlanfair 2>&1 | tr '\n' ' ')" test ! -e /etc/wlanfair
+check purge-no-dbus-policy "$(ls /usr/share/dbus-1/system.d/ | grep -i wlanfair)" test ! -e /usr/share/dbus-1/system.d/org.wlanfair.ScanGuard1.conf
+check purge-no-enablement "$(ls /etc/systemd/system/*.wants/ 2>/dev/null | grep wlanfair)" \
+    eval '! ls /etc/systemd/system/*.wants/ 2>/dev/null | grep -q wlanfair'
+check purge-bgscan-as-before "bgscan '$(bgscan_get)', before install '$BG0'" test "$(bgscan_get)" = "$BG0"
 check purge-no-ackloss-cc "$(sysctls | tr '\n' ' ')" no_ackloss_cc
 check purge-no-pins "$(pins)" pins_empty
 check purge-sysctls-as-before "$(sysctls | tr '\n' ' ')" sysctls_at_baseline
-fact run_wlanfair_after_purge "$(if [ -d /run/wlanfair ]; then ls -A /run/wlanfair | tr '\n' ' '; else echo absent; fi)"
+for d in /run/wlanfair /run/wlanfair-scand /run/wlanfair-reportd; do
+    fact "run_${d#/run/}_after_purge" "$(if [ -d $d ]; then ls -A $d | tr '\n' ' '; else echo absent; fi)"
+done
 state_dump
 journal_unit | tail -6
