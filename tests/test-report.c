@@ -423,6 +423,38 @@ test_seal_oversized_body_kept (void)
   wf_report_sender_free (s);
 }
 
+/* json-glib 1.6 writes 1e20 as "1e+20.0": the sender must not. */
+static void
+test_seal_exponent (void)
+{
+  g_autoptr(JsonObject) body = make_body (1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) d = NULL;
+  g_autoptr(WfReportView) v = NULL;
+  g_autoptr(JsonNode) probe = json_from_string ("{\"s\":\"1e+20.0 e5.0\",\"a\":[5e20,1e-300,2E+17,1.5e300,-7e-8,10.0,0.5]}", NULL);
+  g_autofree char *text = wf_report_json_to_data (probe, NULL);
+  WfReportSender *s = wf_report_sender_new (HOST, NULL);
+  JsonArray *a = json_array_new ();
+  WfReportReject reason;
+  JsonObject *flow;
+
+  /* Strings untouched; every number valid JSON with the same value. */
+  g_assert_cmpstr (text, ==, "{\"s\":\"1e+20.0 e5.0\",\"a\":[5e+20,1e-300,2e+17,1.5000000000000001e+300,-7.0000000000000005e-08,10.0,0.5]}");
+
+  flow = json_array_get_object_element (json_object_get_array_member (body, "flows"), 0);
+  json_object_set_double_member (flow, "pacing_rate_bps", 1e20);
+  json_array_add_double_element (a, 5e20);
+  json_array_add_double_element (a, 1e-300);
+  json_object_set_array_member (body, "future_numbers", a);
+  wf_report_sender_set_target_size (s, WF_REPORT_MAX_SIZE);
+  d = wf_report_sender_seal_at (s, body, 1, T0, &error);
+  g_assert_no_error (error);
+  v = parse_bytes (d, NULL, &reason);
+  g_assert_cmpint (reason, ==, WF_REPORT_OK);
+  g_assert_cmpfloat (json_array_get_double_element (json_object_get_array_member (v->body, "future_numbers"), 0), ==, 5e20);
+  wf_report_sender_free (s);
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -1119,6 +1151,7 @@ main (int argc, char **argv)
   g_test_add_func ("/report/seal/size-limit", test_seal_size_limit);
   g_test_add_func ("/report/seal/over-capacity", test_seal_over_capacity);
   g_test_add_func ("/report/seal/oversized-body-kept", test_seal_oversized_body_kept);
+  g_test_add_func ("/report/seal/exponent", test_seal_exponent);
   g_test_add_func ("/report/hmac/good", test_hmac_good);
   g_test_add_func ("/report/hmac/rfc4231", test_hmac_rfc4231);
   g_test_add_func ("/report/hmac/doc-example", test_hmac_doc_example);

@@ -181,6 +181,54 @@ wf_report_sender_get_next_seq (WfReportSender *s)
   return s->seq;
 }
 
+char *
+wf_report_json_to_data (JsonNode *node, gsize *length)
+{
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  gboolean in_string = FALSE;
+  gsize len = 0, w = 0;
+  char *text;
+
+  json_generator_set_pretty (gen, FALSE);
+  json_generator_set_root (gen, node);
+  text = json_generator_to_data (gen, &len);
+
+  for (gsize r = 0; r < len; )
+    {
+      char ch = text[r];
+
+      if (in_string)
+        {
+          text[w++] = text[r++];
+          if (ch == '\\' && r < len)
+            text[w++] = text[r++];
+          else if (ch == '"')
+            in_string = FALSE;
+          continue;
+        }
+      if (ch == '"')
+        in_string = TRUE;
+      /* An exponent in a number: copy it, then drop a following ".0". */
+      if ((ch == 'e' || ch == 'E') && w > 0 && g_ascii_isdigit (text[w - 1]))
+        {
+          text[w++] = text[r++];
+          if (r < len && (text[r] == '+' || text[r] == '-'))
+            text[w++] = text[r++];
+          while (r < len && g_ascii_isdigit (text[r]))
+            text[w++] = text[r++];
+          if (r + 1 < len && text[r] == '.' && text[r + 1] == '0' &&
+              (r + 2 >= len || !g_ascii_isdigit (text[r + 2])))
+            r += 2;
+          continue;
+        }
+      text[w++] = text[r++];
+    }
+  text[w] = '\0';
+  if (length)
+    *length = w;
+  return text;
+}
+
 static double
 member_double (JsonObject *o, const char *name)
 {
@@ -218,7 +266,6 @@ build (WfReportSender *s, JsonObject *body, GPtrArray *flows,
 {
   g_autoptr(JsonObject) o = json_object_new ();
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(GList) members = json_object_get_members (body);
   GString *text;
   gsize len = 0;
@@ -254,9 +301,7 @@ build (WfReportSender *s, JsonObject *body, GPtrArray *flows,
     json_object_set_int_member (o, "flows_dropped", (gint64) dropped);
 
   json_node_set_object (root, o);
-  json_generator_set_pretty (gen, FALSE);
-  json_generator_set_root (gen, root);
-  data = json_generator_to_data (gen, &len);
+  data = wf_report_json_to_data (root, &len);
   if (s->key == NULL)
     return g_bytes_new_take (data, len);
 

@@ -86,6 +86,12 @@ GBytes *wf_report_sender_seal_at (WfReportSender *sender,
 GBytes *wf_report_load_key (const char *path,
                             GError    **error);
 
+/* Compact JSON text of `node`, like json_to_string (node, FALSE) but valid:
+ * json-glib 1.6 writes doubles such as 5e20 as "5e+20.0" (found by
+ * fuzzing); the stray ".0" after an exponent is removed. */
+char *wf_report_json_to_data (JsonNode *node,
+                              gsize    *length);
+
 /* HMAC-SHA256 of data as 64 lowercase hex. */
 char *wf_report_hmac_hex (GBytes       *key,
                           const guint8 *data,
