@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "wlanfair-linkstats.h"
+#include "wlanfair-scan-link.h"
 #include "wlanfair-nl80211-scan.h"
 #include "wlanfair-scan-guard.h"
 #include "wlanfair-scan-nm.h"
@@ -79,10 +80,11 @@ struct _WfScanGuard {
   WfNl80211Scan   *nl80211;
   GHashTable      *devices;   /* WfWpasIface * -> Device * */
   guint            tick;
-  GArray          *stats;
+  WfScanLink      *link;
 };
 
 static void evaluate (Device *d);
+static void publish_rates (Device *d, gint64 now);
 
 static gboolean
 connected (Device *d)
@@ -130,6 +132,19 @@ reason_now (Device *d)
 }
 
 static void
+publish_rates (Device *d, gint64 now)
+{
+  WfScanService *s = d->guard->service;
+
+  d->rates_published_us = now;
+  wf_scan_service_device_set (s, d->path, "TxPps", g_variant_new_double (d->traffic.tx_pps));
+  wf_scan_service_device_set (s, d->path, "RxPps", g_variant_new_double (d->traffic.rx_pps));
+  wf_scan_service_device_set (s, d->path, "TxBps", g_variant_new_double (d->traffic.tx_bps));
+  wf_scan_service_device_set (s, d->path, "RxBps", g_variant_new_double (d->traffic.rx_bps));
+  wf_scan_service_device_set (s, d->path, "SignalDbm", g_variant_new_int32 (d->signal_dbm));
+}
+
+static void
 publish (Device *d, gboolean rates)
 {
   WfScanService *s = d->guard->service;
@@ -161,17 +176,10 @@ publish (Device *d, gboolean rates)
   SET ("ScansAborted", counts_variant (d->aborted));
   SET ("ScansDuringTraffic", counts_variant (d->during));
   SET ("RecentScans", recent_variant (d));
+#undef SET
   /* Rates and signal change every sample: at most once a second. */
   if (rates || now - d->rates_published_us >= PUBLISH_RATES_US)
-    {
-      d->rates_published_us = now;
-      SET ("TxPps", g_variant_new_double (d->traffic.tx_pps));
-      SET ("RxPps", g_variant_new_double (d->traffic.rx_pps));
-      SET ("TxBps", g_variant_new_double (d->traffic.tx_bps));
-      SET ("RxBps", g_variant_new_double (d->traffic.rx_bps));
-      SET ("SignalDbm", g_variant_new_int32 (d->signal_dbm));
-    }
-#undef SET
+    publish_rates (d, now);
 }
 
 /* bgscan. */
@@ -433,15 +441,21 @@ inputs (Device *d)
   return in;
 }
 
+/* Decides and acts. `event`: called for an event (anything may have
+ * changed: publish everything); from the sampling tick only a decision,
+ * an action or the once-a-second rates are published, which keeps the
+ * idle cost of the 4 Hz tick low. */
 static void
-evaluate (Device *d)
+decide (Device *d, gboolean event)
 {
   WfScanInputs in = inputs (d);
   gboolean changed = wf_scan_policy_decide (&d->policy, &d->cfg, &in);
+  gboolean was = d->suppressing;
+  gint64 now = in.now_us;
 
   if (changed)
     log_decision (d);
-  if (in.now_us >= d->retry_after_us)
+  if (now >= d->retry_after_us)
     {
       if (d->policy.suppress && !d->suppressing && d->network)
         suppress (d, wf_scan_reason_name (d->policy.reason));
@@ -449,7 +463,16 @@ evaluate (Device *d)
         restore (d, wf_scan_reason_name (d->policy.reason));
     }
   /* A decision is published with the rates that caused it. */
-  publish (d, changed);
+  if (event || changed || was != d->suppressing || d->error)
+    publish (d, changed);
+  else if (now - d->rates_published_us >= PUBLISH_RATES_US)
+    publish_rates (d, now);
+}
+
+static void
+evaluate (Device *d)
+{
+  decide (d, TRUE);
 }
 
 /* Profile overrides. */
@@ -777,9 +800,16 @@ poll_signal (Device *d, gint64 now)
   g_autoptr(GError) error = NULL;
   int dbm;
 
+  gint64 interval = (gint64) d->guard->global.signal_interval_ms * 1000;
+
   if (now < d->next_signal_us)
     return;
-  d->next_signal_us = now + (gint64) d->guard->global.signal_interval_ms * 1000;
+  /* The signal only matters (roam floor) while suppression is wanted:
+   * otherwise poll ten times less often, for the status only. */
+  if (!(d->traffic.active || d->policy.suppress
+        || wf_scan_service_n_holds (d->guard->service) > 0))
+    interval *= 10;
+  d->next_signal_us = now + interval;
   if (!connected (d))
     {
       d->signal_dbm = 0;
@@ -806,28 +836,37 @@ on_tick (gpointer user_data)
 
   if (g_hash_table_size (g->devices) == 0)
     return G_SOURCE_CONTINUE;
-  g_array_set_size (g->stats, 0);
-  if (!wf_linkstats_dump (g->stats, &error))
-    g_warning ("link counters: %s", error->message);
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     {
       Device *d = v;
-      const WfLinkStats *st = wf_linkstats_find (g->stats, d->ifname);
+      WfLinkStats stats;
+      const WfLinkStats *st = NULL;
 
+      if (wf_scan_link_read (g->link, d->ifname, &stats, &error))
+        st = &stats;
+      else
+        {
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+            g_warning ("link counters: %s", error->message);
+          g_clear_error (&error);
+        }
       d->carrier = st && st->up;
       if (st && wf_traffic_detector_feed (&d->traffic, &d->cfg, now, st->tx_packets,
                                           st->rx_packets, st->tx_bytes, st->rx_bytes))
         {
           if (d->traffic.active)
-            g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
-                    d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
+            {
+              g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
+                      d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
+              d->next_signal_us = 0;   /* the roam floor needs a fresh signal */
+            }
           else
             g_info ("%s: traffic ended: under %g packets/s for %g s", d->ifname,
                     d->cfg.idle_pps, d->cfg.idle_holdoff_s);
         }
       poll_signal (d, now);
-      evaluate (d);
+      decide (d, FALSE);
     }
   return G_SOURCE_CONTINUE;
 }
@@ -878,7 +917,9 @@ wf_scan_guard_new (GDBusConnection *bus, const WfScanConfig *config,
   g->bus = g_object_ref (bus);
   g->global = *config;
   g->devices = g_hash_table_new (NULL, NULL);
-  g->stats = g_array_new (FALSE, FALSE, sizeof (WfLinkStats));
+  g->link = wf_scan_link_new (error);
+  if (!g->link)
+    goto fail;
   g->state = wf_scan_state_new (state_dir, error);
   if (!g->state)
     goto fail;
@@ -943,7 +984,7 @@ wf_scan_guard_free (WfScanGuard *g)
   wf_nl80211_scan_free (g->nl80211);
   wf_scan_state_free (g->state);
   g_hash_table_destroy (g->devices);
-  g_array_unref (g->stats);
+  wf_scan_link_free (g->link);
   g_object_unref (g->bus);
   g_free (g);
 }
