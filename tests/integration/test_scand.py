@@ -244,7 +244,11 @@ class ScandTest(Base):
 
     def test_signal_from_bss_when_signal_poll_fails(self):
         lab = self.lab
-        self.up()
+        net = self.up()
+        # While suppressing the signal is polled every second (when idle
+        # much less often).
+        lab.traffic()
+        self.wait_bgscan(net, "")
         self.wait_dev("SignalDbm from SignalPoll", lambda d: int(d.get("SignalDbm", 0)) == -50)
         lab.wpas.SetSignalPollFails(self.iface, True)
         lab.wpas.SetSignal(self.iface, -67)  # now only the BSS's Signal says so
