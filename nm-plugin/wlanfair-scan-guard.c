@@ -85,6 +85,7 @@ struct _WfScanGuard {
 
 static void evaluate (Device *d);
 static void publish_rates (Device *d, gint64 now);
+static void sample (Device *d, gint64 now);
 
 static gboolean
 connected (Device *d)
@@ -414,9 +415,8 @@ log_decision (Device *d)
                  d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off");
       break;
     case WF_SCAN_REASON_IDLE:
-      g_message ("%s: idle (%.1f packets/s < %g for %g s, no holds): bgscan as configured",
-                 d->ifname, d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.idle_pps,
-                 d->cfg.idle_holdoff_s);
+      g_message ("%s: idle (%.1f packets/s, no holds): bgscan as configured",
+                 d->ifname, d->traffic.tx_pps + d->traffic.rx_pps);
       break;
     default:
       g_message ("%s: %s (suppress: %s)", d->ifname, r, d->policy.suppress ? "yes" : "no");
@@ -656,6 +656,7 @@ on_iface_added (WfWpasIface *iface, gpointer user_data)
     g_warning ("%s: cannot export %s: %s", d->ifname, d->path, error->message);
   update_profile (d);
   follow_network (d);
+  sample (d, g_get_monotonic_time ());   /* carrier and signal before deciding */
   evaluate (d);
 }
 
@@ -825,48 +826,50 @@ poll_signal (Device *d, gint64 now)
     }
 }
 
+/* One sample of the device's counters (and signal, when due). */
+static void
+sample (Device *d, gint64 now)
+{
+  g_autoptr(GError) error = NULL;
+  WfLinkStats stats;
+  const WfLinkStats *st = NULL;
+
+  if (wf_scan_link_read (d->guard->link, d->ifname, &stats, &error))
+    st = &stats;
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    g_warning ("link counters: %s", error->message);
+  if (d->carrier != (st && st->up))
+    g_info ("%s: carrier %s", d->ifname, st && st->up ? "on" : st ? "off" : "(no such interface)");
+  d->carrier = st && st->up;
+  if (st && wf_traffic_detector_feed (&d->traffic, &d->cfg, now, st->tx_packets,
+                                      st->rx_packets, st->tx_bytes, st->rx_bytes))
+    {
+      if (d->traffic.active)
+        {
+          g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
+                  d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
+          d->next_signal_us = 0;   /* the roam floor needs a fresh signal */
+        }
+      else
+        g_info ("%s: traffic ended: under %g packets/s for %g s", d->ifname,
+                d->cfg.idle_pps, d->cfg.idle_holdoff_s);
+    }
+  poll_signal (d, now);
+}
+
 static gboolean
 on_tick (gpointer user_data)
 {
   WfScanGuard *g = user_data;
-  g_autoptr(GError) error = NULL;
   GHashTableIter it;
   gpointer v;
   gint64 now = g_get_monotonic_time ();
 
-  if (g_hash_table_size (g->devices) == 0)
-    return G_SOURCE_CONTINUE;
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     {
-      Device *d = v;
-      WfLinkStats stats;
-      const WfLinkStats *st = NULL;
-
-      if (wf_scan_link_read (g->link, d->ifname, &stats, &error))
-        st = &stats;
-      else
-        {
-          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-            g_warning ("link counters: %s", error->message);
-          g_clear_error (&error);
-        }
-      d->carrier = st && st->up;
-      if (st && wf_traffic_detector_feed (&d->traffic, &d->cfg, now, st->tx_packets,
-                                          st->rx_packets, st->tx_bytes, st->rx_bytes))
-        {
-          if (d->traffic.active)
-            {
-              g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
-                      d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
-              d->next_signal_us = 0;   /* the roam floor needs a fresh signal */
-            }
-          else
-            g_info ("%s: traffic ended: under %g packets/s for %g s", d->ifname,
-                    d->cfg.idle_pps, d->cfg.idle_holdoff_s);
-        }
-      poll_signal (d, now);
-      decide (d, FALSE);
+      sample (v, now);
+      decide (v, FALSE);
     }
   return G_SOURCE_CONTINUE;
 }
