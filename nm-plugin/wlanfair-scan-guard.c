@@ -455,6 +455,8 @@ decide (Device *d, gboolean event)
 
   if (changed)
     log_decision (d);
+  if (!d->policy.suppress && !d->suppressing)
+    g_clear_pointer (&d->error, g_free);   /* nothing left to retry */
   if (now >= d->retry_after_us)
     {
       if (d->policy.suppress && !d->suppressing && d->network)
