@@ -361,7 +361,7 @@ read_network (Device *d)
       clear_suppression (d);
     }
   d->original = g_strdup (value);
-  g_info ("%s: current network %s, bgscan \"%s\"%s", d->ifname, d->network,
+  g_message ("%s: current network %s, bgscan \"%s\"%s", d->ifname, d->network,
           value ? value : "", value ? "" : " (none of its own)");
 }
 
@@ -374,7 +374,7 @@ follow_network (Device *d)
 
   if (g_strcmp0 (now, d->network) == 0)
     return;
-  g_info ("%s: CurrentNetwork %s -> %s", d->ifname, d->network ? d->network : "none",
+  g_message ("%s: CurrentNetwork %s -> %s", d->ifname, d->network ? d->network : "none",
           now ? now : "none");
   if (d->suppressing)
     restore (d, "no longer the current network");

@@ -131,10 +131,11 @@ main (int argc, char **argv)
       printf ("wlanfair-scand %s\n", PACKAGE_VERSION);
       return 0;
     }
+  /* Default: messages (every decision and bgscan write, with its
+   * reason) and warnings; --verbose adds traffic, carrier, state and
+   * per-scan details. */
   if (verbose)
     g_setenv ("G_MESSAGES_DEBUG", "all", TRUE);
-  else if (!g_getenv ("G_MESSAGES_DEBUG"))
-    g_setenv ("G_MESSAGES_DEBUG", "wlanfair-scand", TRUE);  /* g_info of this domain */
   if (!state_dir)
     state_dir = g_strdup (g_getenv ("RUNTIME_DIRECTORY") ? g_getenv ("RUNTIME_DIRECTORY") : DEFAULT_STATE_DIR);
 
