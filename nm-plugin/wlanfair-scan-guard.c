@@ -9,94 +9,11 @@
 #include <net/if.h>
 #include <string.h>
 
-#include "wlanfair-linkstats.h"
-#include "wlanfair-scan-link.h"
-#include "wlanfair-nl80211-scan.h"
-#include "wlanfair-scan-guard.h"
-#include "wlanfair-scan-nm.h"
-#include "wlanfair-scan-policy.h"
-#include "wlanfair-scan-service.h"
-#include "wlanfair-scan-state.h"
-#include "wlanfair-scan-wpas.h"
+#include "wlanfair-scan-device.h"
 
-#define N_RECENT 16
-#define RETRY_US (5 * G_USEC_PER_SEC)
-#define PUBLISH_RATES_US G_USEC_PER_SEC
-
-typedef struct {
-  gint64      real_us;
-  WfScanKind  kind;
-  const char *outcome;
-  guint       duration_ms;
-} RecentScan;
-
-typedef struct {
-  WfScanGuard       *guard;
-  WfWpasIface       *iface;
-  char              *ifname;
-  char              *path;
-  int                ifindex;
-  WfScanConfig       cfg;
-  char              *connection;
-  WfTrafficDetector  traffic;
-  WfScanPolicy       policy;
-  gboolean           carrier;
-  /* The current network and what we know of its bgscan. */
-  char              *network;
-  char              *bgscan;        /* last value read or written; NULL = absent */
-  char              *original;      /* the network's own value (NULL/"" = none) */
-  /* Our change, if any. */
-  gboolean           suppressing;
-  char              *suppressed_network;
-  char              *saved;
-  char              *error;         /* last failed write */
-  gint64             retry_after_us;
-  int                signal_dbm;
-  gint64             next_signal_us;
-  /* Scans. */
-  guint              seen[WF_SCAN_KIND_COUNT];
-  guint              during[WF_SCAN_KIND_COUNT];
-  guint              aborted[WF_SCAN_KIND_COUNT];
-  RecentScan         recent[N_RECENT];
-  guint              n_recent;
-  gboolean           in_scan;
-  WfScanKind         scan_kind;
-  gint64             scan_start_us, scan_start_real_us;
-  gboolean           scan_aborted_by_us;
-  /* Published state. */
-  gboolean           pub_suppressing;
-  const char        *pub_reason;
-  gint64             since_real_us;
-  gint64             rates_published_us;
-} Device;
-
-struct _WfScanGuard {
-  GDBusConnection *bus;
-  WfScanConfig     global;
-  WfScanState     *state;
-  WfScanService   *service;
-  WfWpas          *wpas;
-  WfScanNm        *nm;
-  WfNl80211Scan   *nl80211;
-  GHashTable      *devices;   /* WfWpasIface * -> Device * */
-  guint            tick;
-  WfScanLink      *link;
-};
-
-static void evaluate (Device *d);
-static void publish_rates (Device *d, gint64 now);
-
-static gboolean
-connected (Device *d)
-{
-  return d->iface && g_str_equal (wf_wpas_iface_state (d->iface), "completed");
-}
-
-static const char *
-owner (Device *d)
-{
-  return wf_wpas_owner (d->guard->wpas);
-}
+static void evaluate (WfScanDevice *d);
+static void publish_rates (WfScanDevice *d, gint64 now);
+static void sample (WfScanDevice *d, gint64 now);
 
 /* Publishing. */
 
@@ -112,7 +29,7 @@ counts_variant (const guint *counts)
 }
 
 static GVariant *
-recent_variant (Device *d)
+recent_variant (WfScanDevice *d)
 {
   GVariantBuilder b;
 
@@ -124,7 +41,7 @@ recent_variant (Device *d)
 }
 
 static const char *
-reason_now (Device *d)
+reason_now (WfScanDevice *d)
 {
   if (d->error && d->policy.suppress && !d->suppressing)
     return "error";
@@ -132,7 +49,7 @@ reason_now (Device *d)
 }
 
 static void
-publish_rates (Device *d, gint64 now)
+publish_rates (WfScanDevice *d, gint64 now)
 {
   WfScanService *s = d->guard->service;
 
@@ -145,7 +62,7 @@ publish_rates (Device *d, gint64 now)
 }
 
 static void
-publish (Device *d, gboolean rates)
+publish (WfScanDevice *d, gboolean rates)
 {
   WfScanService *s = d->guard->service;
   const char *reason = reason_now (d);
@@ -184,208 +101,10 @@ publish (Device *d, gboolean rates)
 
 /* bgscan. */
 
-static void
-clear_suppression (Device *d)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (d->suppressed_network && !wf_scan_state_remove (d->guard->state, d->suppressed_network, &error))
-    g_warning ("%s: state file: %s", d->ifname, error->message);
-  d->suppressing = FALSE;
-  g_clear_pointer (&d->suppressed_network, g_free);
-  g_clear_pointer (&d->saved, g_free);
-}
-
-static gboolean
-network_gone (const GError *error)
-{
-  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS);
-}
-
-/* Puts the saved value back if the network still has our "". Returns
- * FALSE when wpa_supplicant could not be asked (the entry stays). */
-static gboolean
-restore_network (GDBusConnection *bus, const char *wpas_owner, const char *ifname,
-                 const char *network, const char *saved, const char *why)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *value = NULL;
-  g_autofree char *check = NULL;
-
-  if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &value, &error))
-    {
-      if (network_gone (error))
-        {
-          g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
-          return TRUE;
-        }
-      g_warning ("%s: cannot read bgscan of %s to restore it: %s", ifname, network, error->message);
-      return FALSE;
-    }
-  if (g_strcmp0 (value, "") != 0)
-    {
-      g_message ("%s: bgscan of %s is now \"%s\", not our \"\": someone else changed it, left alone",
-                 ifname, network, value ? value : "(none)");
-      return TRUE;
-    }
-  if (!wf_wpas_set_bgscan (bus, wpas_owner, network, saved, &error))
-    {
-      if (network_gone (error))
-        {
-          g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
-          return TRUE;
-        }
-      g_warning ("%s: cannot restore bgscan \"%s\" on %s: %s", ifname, saved, network, error->message);
-      return FALSE;
-    }
-  if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &check, &error) || g_strcmp0 (check, saved) != 0)
-    g_warning ("%s: bgscan of %s reads \"%s\" after restoring \"%s\"", ifname, network,
-               check ? check : "(none)", saved);
-  g_message ("%s: bgscan restored on %s: \"\" -> \"%s\" (%s)", ifname, network, saved, why);
-  return TRUE;
-}
-
-static void
-restore (Device *d, const char *why)
-{
-  if (!d->suppressing)
-    return;
-  if (!restore_network (d->guard->bus, owner (d), d->ifname, d->suppressed_network, d->saved, why))
-    {
-      /* wpa_supplicant did not answer: keep the entry, try again later. */
-      d->retry_after_us = g_get_monotonic_time () + RETRY_US;
-      return;
-    }
-  if (d->network && g_str_equal (d->network, d->suppressed_network))
-    {
-      g_free (d->bgscan);
-      d->bgscan = g_strdup (d->saved);
-    }
-  clear_suppression (d);
-}
-
-static void
-set_error (Device *d, const char *message)
-{
-  g_free (d->error);
-  d->error = g_strdup (message);
-  d->retry_after_us = g_get_monotonic_time () + RETRY_US;
-}
-
-static void
-suppress (Device *d, const char *why)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *value = NULL;
-  g_autofree char *check = NULL;
-  GDBusConnection *bus = d->guard->bus;
-
-  /* Fresh read: the value to save is what is there now. */
-  if (!wf_wpas_get_bgscan (bus, owner (d), d->network, &value, &error))
-    {
-      g_warning ("%s: cannot read bgscan of %s: %s", d->ifname, d->network, error->message);
-      set_error (d, error->message);
-      return;
-    }
-  g_free (d->bgscan);
-  d->bgscan = g_strdup (value);
-  if (!value || !*value)
-    {
-      g_free (d->original);
-      d->original = g_strdup (value);
-      return;   /* nothing to suppress; evaluate() will say no-bgscan */
-    }
-  if (!wf_scan_state_add (d->guard->state, d->network, owner (d), d->ifname, value, &error))
-    {
-      g_warning ("%s: cannot record bgscan \"%s\" in the state file, not changing it: %s",
-                 d->ifname, value, error->message);
-      set_error (d, error->message);
-      return;
-    }
-  if (!wf_wpas_set_bgscan (bus, owner (d), d->network, "", &error))
-    {
-      g_autoptr(GError) e2 = NULL;
-
-      g_warning ("%s: cannot set bgscan of %s to \"\": %s", d->ifname, d->network, error->message);
-      set_error (d, error->message);
-      if (!wf_scan_state_remove (d->guard->state, d->network, &e2))
-        g_warning ("%s: state file: %s", d->ifname, e2->message);
-      return;
-    }
-  d->suppressing = TRUE;
-  d->suppressed_network = g_strdup (d->network);
-  d->saved = g_strdup (value);
-  g_clear_pointer (&d->error, g_free);
-  if (!wf_wpas_get_bgscan (bus, owner (d), d->network, &check, &error) || g_strcmp0 (check, "") != 0)
-    g_warning ("%s: bgscan of %s reads \"%s\" after writing \"\"", d->ifname, d->network,
-               check ? check : "(none)");
-  g_free (d->bgscan);
-  d->bgscan = g_strdup ("");
-  g_message ("%s: bgscan suppressed on %s: \"%s\" -> \"\" (%s)", d->ifname, d->network, value, why);
-}
-
-/* Reads the bgscan of the (new) current network. */
-static void
-read_network (Device *d)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *value = NULL;
-
-  g_clear_pointer (&d->bgscan, g_free);
-  g_clear_pointer (&d->original, g_free);
-  if (!d->network)
-    return;
-  if (!wf_wpas_get_bgscan (d->guard->bus, owner (d), d->network, &value, &error))
-    {
-      g_warning ("%s: cannot read bgscan of %s: %s", d->ifname, d->network, error->message);
-      return;
-    }
-  d->bgscan = g_strdup (value);
-  if (d->suppressing && g_str_equal (d->suppressed_network, d->network))
-    {
-      if (g_strcmp0 (value, "") == 0)
-        {
-          d->original = g_strdup (d->saved);
-          return;
-        }
-      /* Our "" was replaced: the network was re-created at the same
-       * path, or someone else wrote bgscan. Not ours any more. */
-      g_message ("%s: bgscan of %s is \"%s\" again (re-created or changed by someone else): "
-                 "nothing to restore", d->ifname, d->network, value ? value : "(none)");
-      clear_suppression (d);
-    }
-  d->original = g_strdup (value);
-  g_info ("%s: current network %s, bgscan \"%s\"%s", d->ifname, d->network,
-          value ? value : "", value ? "" : " (none of its own)");
-}
-
-/* Follows CurrentNetwork; a suppression of the previous network is undone
- * (if it still exists) before the new one is considered. */
-static void
-follow_network (Device *d)
-{
-  const char *now = d->iface ? wf_wpas_iface_current_network (d->iface) : NULL;
-
-  if (g_strcmp0 (now, d->network) == 0)
-    return;
-  g_info ("%s: CurrentNetwork %s -> %s", d->ifname, d->network ? d->network : "none",
-          now ? now : "none");
-  if (d->suppressing)
-    restore (d, "no longer the current network");
-  g_free (d->network);
-  d->network = g_strdup (now);
-  read_network (d);
-}
-
 /* Decisions. */
 
 static void
-log_decision (Device *d)
+log_decision (WfScanDevice *d)
 {
   const char *r = wf_scan_reason_name (d->policy.reason);
   int floor = d->network ? wf_scan_roam_floor (&d->cfg, d->original) : 0;
@@ -414,9 +133,8 @@ log_decision (Device *d)
                  d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off");
       break;
     case WF_SCAN_REASON_IDLE:
-      g_message ("%s: idle (%.1f packets/s < %g for %g s, no holds): bgscan as configured",
-                 d->ifname, d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.idle_pps,
-                 d->cfg.idle_holdoff_s);
+      g_message ("%s: idle (%.1f packets/s, no holds): bgscan as configured",
+                 d->ifname, d->traffic.tx_pps + d->traffic.rx_pps);
       break;
     default:
       g_message ("%s: %s (suppress: %s)", d->ifname, r, d->policy.suppress ? "yes" : "no");
@@ -425,11 +143,11 @@ log_decision (Device *d)
 }
 
 static WfScanInputs
-inputs (Device *d)
+inputs (WfScanDevice *d)
 {
   WfScanInputs in = { 0 };
 
-  in.connected = connected (d);
+  in.connected = wf_scan_device_connected (d);
   in.carrier = d->carrier;
   in.has_network = d->network != NULL;
   in.has_bgscan = d->original && *d->original;
@@ -446,7 +164,7 @@ inputs (Device *d)
  * an action or the once-a-second rates are published, which keeps the
  * idle cost of the 4 Hz tick low. */
 static void
-decide (Device *d, gboolean event)
+decide (WfScanDevice *d, gboolean event)
 {
   WfScanInputs in = inputs (d);
   gboolean changed = wf_scan_policy_decide (&d->policy, &d->cfg, &in);
@@ -455,12 +173,14 @@ decide (Device *d, gboolean event)
 
   if (changed)
     log_decision (d);
+  if (!d->policy.suppress && !d->suppressing)
+    g_clear_pointer (&d->error, g_free);   /* nothing left to retry */
   if (now >= d->retry_after_us)
     {
       if (d->policy.suppress && !d->suppressing && d->network)
-        suppress (d, wf_scan_reason_name (d->policy.reason));
+        wf_scan_device_suppress (d, wf_scan_reason_name (d->policy.reason));
       else if (!d->policy.suppress && d->suppressing)
-        restore (d, wf_scan_reason_name (d->policy.reason));
+        wf_scan_device_restore (d, wf_scan_reason_name (d->policy.reason));
     }
   /* A decision is published with the rates that caused it. */
   if (event || changed || was != d->suppressing || d->error)
@@ -470,7 +190,7 @@ decide (Device *d, gboolean event)
 }
 
 static void
-evaluate (Device *d)
+evaluate (WfScanDevice *d)
 {
   decide (d, TRUE);
 }
@@ -478,7 +198,7 @@ evaluate (Device *d)
 /* Profile overrides. */
 
 static void
-update_profile (Device *d)
+update_profile (WfScanDevice *d)
 {
   g_autofree char *id = NULL;
   g_autoptr(GHashTable) data = NULL;
@@ -502,7 +222,7 @@ update_profile (Device *d)
 /* Scans. */
 
 static void
-scan_started (Device *d, WfScanKind kind, gint64 mono_us)
+scan_started (WfScanDevice *d, WfScanKind kind, gint64 mono_us)
 {
   WfScanInputs in = inputs (d);
 
@@ -548,9 +268,9 @@ scan_started (Device *d, WfScanKind kind, gint64 mono_us)
 }
 
 static void
-scan_ended (Device *d, gboolean aborted, gint64 mono_us)
+scan_ended (WfScanDevice *d, gboolean aborted, gint64 mono_us)
 {
-  RecentScan *r;
+  WfScanRecent *r;
 
   if (!d->in_scan)
     return;
@@ -569,7 +289,7 @@ scan_ended (Device *d, gboolean aborted, gint64 mono_us)
            r->duration_ms);
 }
 
-static Device *
+static WfScanDevice *
 device_by_ifindex (WfScanGuard *g, int ifindex)
 {
   GHashTableIter it;
@@ -577,7 +297,7 @@ device_by_ifindex (WfScanGuard *g, int ifindex)
 
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
-    if (((Device *) v)->ifindex == ifindex)
+    if (((WfScanDevice *) v)->ifindex == ifindex)
       return v;
   return NULL;
 }
@@ -585,7 +305,7 @@ device_by_ifindex (WfScanGuard *g, int ifindex)
 static void
 on_nl80211 (const WfScanEvent *ev, gpointer user_data)
 {
-  Device *d = device_by_ifindex (user_data, ev->ifindex);
+  WfScanDevice *d = device_by_ifindex (user_data, ev->ifindex);
 
   if (!d || ev->ifindex <= 0)
     return;
@@ -611,7 +331,7 @@ on_nl80211 (const WfScanEvent *ev, gpointer user_data)
 /* wpa_supplicant events. */
 
 static void
-device_free (Device *d)
+device_free (WfScanDevice *d)
 {
   g_free (d->ifname);
   g_free (d->path);
@@ -629,7 +349,7 @@ static void
 on_iface_added (WfWpasIface *iface, gpointer user_data)
 {
   WfScanGuard *g = user_data;
-  Device *d = g_new0 (Device, 1);
+  WfScanDevice *d = g_new0 (WfScanDevice, 1);
   g_autoptr(GError) error = NULL;
   const char *slash;
 
@@ -655,7 +375,8 @@ on_iface_added (WfWpasIface *iface, gpointer user_data)
   if (!wf_scan_service_device_add (g->service, d->path, &error))
     g_warning ("%s: cannot export %s: %s", d->ifname, d->path, error->message);
   update_profile (d);
-  follow_network (d);
+  wf_scan_device_follow_network (d);
+  sample (d, g_get_monotonic_time ());   /* carrier and signal before deciding */
   evaluate (d);
 }
 
@@ -663,7 +384,7 @@ static void
 on_iface_removed (WfWpasIface *iface, gpointer user_data)
 {
   WfScanGuard *g = user_data;
-  Device *d = wf_wpas_iface_get_data (iface);
+  WfScanDevice *d = wf_wpas_iface_get_data (iface);
 
   if (!d)
     return;
@@ -671,7 +392,7 @@ on_iface_removed (WfWpasIface *iface, gpointer user_data)
     {
       g_message ("%s: wpa_supplicant interface removed: its networks are gone, nothing to restore",
                  d->ifname);
-      clear_suppression (d);
+      wf_scan_device_clear_suppression (d);
     }
   wf_scan_service_device_remove (g->service, d->path);
   g_hash_table_remove (g->devices, iface);
@@ -682,17 +403,17 @@ static void
 on_iface_changed (WfWpasIface *iface, WfWpasChange what, gpointer user_data)
 {
   WfScanGuard *g = user_data;
-  Device *d = wf_wpas_iface_get_data (iface);
+  WfScanDevice *d = wf_wpas_iface_get_data (iface);
 
   if (!d)
     return;
   if (what & WF_WPAS_CHANGED_STATE)
     g_info ("%s: wpa_supplicant state %s", d->ifname, wf_wpas_iface_state (iface));
   if (what & WF_WPAS_CHANGED_NETWORK)
-    follow_network (d);
-  else if ((what & WF_WPAS_CHANGED_STATE) && connected (d) && d->network && !d->suppressing)
-    read_network (d);  /* (re)association: NM may have re-created it */
-  if ((what & WF_WPAS_CHANGED_BSS) && connected (d))
+    wf_scan_device_follow_network (d);
+  else if ((what & WF_WPAS_CHANGED_STATE) && wf_scan_device_connected (d) && d->network && !d->suppressing)
+    wf_scan_device_read_network (d);  /* (re)association: NM may have re-created it */
+  if ((what & WF_WPAS_CHANGED_BSS) && wf_scan_device_connected (d))
     d->next_signal_us = 0;  /* roamed: poll the new AP's signal now */
   /* Without nl80211, wpa_supplicant's Scanning is all we see. */
   if ((what & WF_WPAS_CHANGED_SCANNING) && !g->nl80211)
@@ -708,14 +429,14 @@ on_iface_changed (WfWpasIface *iface, WfWpasChange what, gpointer user_data)
 static void
 on_network_added (WfWpasIface *iface, const char *path, gpointer user_data)
 {
-  Device *d = wf_wpas_iface_get_data (iface);
+  WfScanDevice *d = wf_wpas_iface_get_data (iface);
 
   /* wpa_supplicant reuses network ids: the current path may now be a new
    * network with its own bgscan. */
   if (d && d->network && g_str_equal (path, d->network))
     {
       g_info ("%s: network %s re-added", d->ifname, path);
-      read_network (d);
+      wf_scan_device_read_network (d);
       evaluate (d);
     }
 }
@@ -723,7 +444,7 @@ on_network_added (WfWpasIface *iface, const char *path, gpointer user_data)
 static void
 on_network_removed (WfWpasIface *iface, const char *path, gpointer user_data)
 {
-  Device *d = wf_wpas_iface_get_data (iface);
+  WfScanDevice *d = wf_wpas_iface_get_data (iface);
 
   if (!d)
     return;
@@ -731,7 +452,7 @@ on_network_removed (WfWpasIface *iface, const char *path, gpointer user_data)
     {
       g_message ("%s: network %s removed (by NetworkManager): our bgscan change went with it",
                  d->ifname, path);
-      clear_suppression (d);
+      wf_scan_device_clear_suppression (d);
     }
   if (d->network && g_str_equal (path, d->network))
     {
@@ -741,49 +462,13 @@ on_network_removed (WfWpasIface *iface, const char *path, gpointer user_data)
   evaluate (d);
 }
 
-/* The state a previous run left: restore what the same wpa_supplicant
- * still has, drop the rest. */
-static gboolean
-restore_entries (GDBusConnection *bus, WfScanState *state, const char *wpas_owner)
-{
-  g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *entries = wf_scan_state_entries (state);
-  gboolean ok = TRUE;
-
-  for (guint k = 0; k < entries->len; k++)
-    {
-      WfScanStateEntry *e = entries->pdata[k];
-
-      if (g_strcmp0 (e->owner, wpas_owner) != 0)
-        {
-          g_message ("%s: bgscan of %s was changed under wpa_supplicant %s, now %s: "
-                     "that process and its networks are gone, nothing to restore",
-                     e->ifname, e->network, e->owner, wpas_owner ? wpas_owner : "not running");
-          g_ptr_array_add (done, g_strdup (e->network));
-        }
-      else if (restore_network (bus, wpas_owner, e->ifname, e->network, e->saved,
-                                "left by a previous run"))
-        g_ptr_array_add (done, g_strdup (e->network));
-      else
-        ok = FALSE;
-    }
-  for (guint k = 0; k < done->len; k++)
-    {
-      g_autoptr(GError) error = NULL;
-
-      if (!wf_scan_state_remove (state, done->pdata[k], &error))
-        g_warning ("state file: %s", error->message);
-    }
-  return ok;
-}
-
 static void
 on_wpas_appeared (WfWpas *wpas, const char *wpas_owner, gpointer user_data)
 {
   WfScanGuard *g = user_data;
 
   if (wf_scan_state_entries (g->state)->len > 0)
-    restore_entries (g->bus, g->state, wpas_owner);
+    wf_scan_device_restore_entries (g->bus, g->state, wpas_owner);
 }
 
 static void
@@ -795,7 +480,7 @@ on_wpas_vanished (WfWpas *wpas, gpointer user_data)
 /* Sampling. */
 
 static void
-poll_signal (Device *d, gint64 now)
+poll_signal (WfScanDevice *d, gint64 now)
 {
   g_autoptr(GError) error = NULL;
   int dbm;
@@ -810,7 +495,7 @@ poll_signal (Device *d, gint64 now)
         || wf_scan_service_n_holds (d->guard->service) > 0))
     interval *= 10;
   d->next_signal_us = now + interval;
-  if (!connected (d))
+  if (!wf_scan_device_connected (d))
     {
       d->signal_dbm = 0;
       return;
@@ -825,48 +510,50 @@ poll_signal (Device *d, gint64 now)
     }
 }
 
+/* One sample of the device's counters (and signal, when due). */
+static void
+sample (WfScanDevice *d, gint64 now)
+{
+  g_autoptr(GError) error = NULL;
+  WfLinkStats stats;
+  const WfLinkStats *st = NULL;
+
+  if (wf_scan_link_read (d->guard->link, d->ifname, &stats, &error))
+    st = &stats;
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    g_warning ("link counters: %s", error->message);
+  if (d->carrier != (st && st->up))
+    g_info ("%s: carrier %s", d->ifname, st && st->up ? "on" : st ? "off" : "(no such interface)");
+  d->carrier = st && st->up;
+  if (st && wf_traffic_detector_feed (&d->traffic, &d->cfg, now, st->tx_packets,
+                                      st->rx_packets, st->tx_bytes, st->rx_bytes))
+    {
+      if (d->traffic.active)
+        {
+          g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
+                  d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
+          d->next_signal_us = 0;   /* the roam floor needs a fresh signal */
+        }
+      else
+        g_info ("%s: traffic ended: under %g packets/s for %g s", d->ifname,
+                d->cfg.idle_pps, d->cfg.idle_holdoff_s);
+    }
+  poll_signal (d, now);
+}
+
 static gboolean
 on_tick (gpointer user_data)
 {
   WfScanGuard *g = user_data;
-  g_autoptr(GError) error = NULL;
   GHashTableIter it;
   gpointer v;
   gint64 now = g_get_monotonic_time ();
 
-  if (g_hash_table_size (g->devices) == 0)
-    return G_SOURCE_CONTINUE;
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     {
-      Device *d = v;
-      WfLinkStats stats;
-      const WfLinkStats *st = NULL;
-
-      if (wf_scan_link_read (g->link, d->ifname, &stats, &error))
-        st = &stats;
-      else
-        {
-          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-            g_warning ("link counters: %s", error->message);
-          g_clear_error (&error);
-        }
-      d->carrier = st && st->up;
-      if (st && wf_traffic_detector_feed (&d->traffic, &d->cfg, now, st->tx_packets,
-                                          st->rx_packets, st->tx_bytes, st->rx_bytes))
-        {
-          if (d->traffic.active)
-            {
-              g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
-                      d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
-              d->next_signal_us = 0;   /* the roam floor needs a fresh signal */
-            }
-          else
-            g_info ("%s: traffic ended: under %g packets/s for %g s", d->ifname,
-                    d->cfg.idle_pps, d->cfg.idle_holdoff_s);
-        }
-      poll_signal (d, now);
-      decide (d, FALSE);
+      sample (v, now);
+      decide (v, FALSE);
     }
   return G_SOURCE_CONTINUE;
 }
@@ -957,7 +644,7 @@ wf_scan_guard_shutdown (WfScanGuard *g)
   g->tick = 0;
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
-    restore (v, "the daemon is stopping");
+    wf_scan_device_restore (v, "the daemon is stopping");
 }
 
 void
@@ -1011,7 +698,7 @@ wf_scan_guard_restore_state (GDBusConnection *bus, const char *state_dir, GError
                                        G_DBUS_CALL_FLAGS_NONE, 2000, NULL, NULL);
   if (reply)
     g_variant_get (reply, "(&s)", &wpas_owner);
-  ok = restore_entries (bus, state, wpas_owner);
+  ok = wf_scan_device_restore_entries (bus, state, wpas_owner);
   if (!ok)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                  "%s: some entries could not be checked; kept for the next start",

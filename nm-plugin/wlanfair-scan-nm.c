@@ -131,7 +131,7 @@ wf_scan_nm_new (GDBusConnection *bus, WfScanNmChanged changed, gpointer user_dat
   list = nm_client_get_connections (nm->client);
   for (guint k = 0; list && k < list->len; k++)
     watch_connection (nm, list->pdata[k]);
-  g_info ("NetworkManager %s", nm_client_get_nm_running (nm->client)
+  g_message ("NetworkManager %s", nm_client_get_nm_running (nm->client)
           ? nm_client_get_version (nm->client) ? nm_client_get_version (nm->client) : "running"
           : "is not running: global configuration for every device");
   return nm;

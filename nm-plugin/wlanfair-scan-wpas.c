@@ -169,7 +169,7 @@ add_iface (WfWpas *w, const char *path)
   g_signal_connect (i->proxy, "g-properties-changed", G_CALLBACK (on_props_changed), i);
   g_signal_connect (i->proxy, "g-signal", G_CALLBACK (on_iface_signal), i);
   g_hash_table_insert (w->ifaces, i->path, i);
-  g_info ("wpa_supplicant interface %s (%s): state %s, network %s", i->ifname, path,
+  g_message ("wpa_supplicant interface %s (%s): state %s, network %s", i->ifname, path,
           wf_wpas_iface_state (i), i->network ? i->network : "none");
   if (w->cb.iface_added)
     w->cb.iface_added (i, w->user_data);
@@ -183,7 +183,7 @@ remove_iface (WfWpas *w, const char *path)
   if (!i)
     return;
   g_hash_table_steal (w->ifaces, path);
-  g_info ("wpa_supplicant interface %s (%s) removed", wf_wpas_iface_ifname (i), path);
+  g_message ("wpa_supplicant interface %s (%s) removed", wf_wpas_iface_ifname (i), path);
   if (w->cb.iface_removed)
     w->cb.iface_removed (i, w->user_data);
   iface_free (i);
@@ -240,7 +240,7 @@ on_appeared (GDBusConnection *bus, const char *name, const char *owner, gpointer
     }
   g_free (w->owner);
   w->owner = g_strdup (owner);
-  g_info ("wpa_supplicant is on the bus as %s", owner);
+  g_message ("wpa_supplicant is on the bus as %s", owner);
   if (w->cb.appeared)
     w->cb.appeared (w, owner, w->user_data);
   reply = g_dbus_connection_call_sync (bus, owner, WPAS_PATH, "org.freedesktop.DBus.Properties",
@@ -273,7 +273,7 @@ on_vanished (GDBusConnection *bus, const char *name, gpointer user_data)
       g_info ("wpa_supplicant is not running (yet)");
       return;
     }
-  g_info ("wpa_supplicant left the bus: its networks are gone");
+  g_message ("wpa_supplicant left the bus: its networks are gone");
   remove_all (w);
   g_clear_pointer (&w->owner, g_free);
   if (w->cb.vanished)

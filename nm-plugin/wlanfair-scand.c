@@ -70,6 +70,18 @@ on_name_lost (GDBusConnection *bus, const char *name, gpointer user_data)
   g_main_loop_quit (d->loop);
 }
 
+static void
+on_bus_closed (GDBusConnection *bus, gboolean remote, GError *error, gpointer user_data)
+{
+  Daemon *d = user_data;
+
+  /* Nothing works without the bus; exit 1 so that systemd restarts us
+   * (the state file keeps what must be restored). */
+  g_warning ("the D-Bus connection closed%s%s", error ? ": " : "", error ? error->message : "");
+  d->exit_code = 1;
+  g_main_loop_quit (d->loop);
+}
+
 static GDBusConnection *
 connect_bus (const char *address, GError **error)
 {
@@ -119,10 +131,11 @@ main (int argc, char **argv)
       printf ("wlanfair-scand %s\n", PACKAGE_VERSION);
       return 0;
     }
+  /* Default: messages (every decision and bgscan write, with its
+   * reason) and warnings; --verbose adds traffic, carrier, state and
+   * per-scan details. */
   if (verbose)
     g_setenv ("G_MESSAGES_DEBUG", "all", TRUE);
-  else if (!g_getenv ("G_MESSAGES_DEBUG"))
-    g_setenv ("G_MESSAGES_DEBUG", "wlanfair-scand", TRUE);  /* g_info of this domain */
   if (!state_dir)
     state_dir = g_strdup (g_getenv ("RUNTIME_DIRECTORY") ? g_getenv ("RUNTIME_DIRECTORY") : DEFAULT_STATE_DIR);
 
@@ -177,6 +190,7 @@ main (int argc, char **argv)
   owner_id = g_bus_own_name_on_connection (bus, WF_SCAN_SERVICE_NAME,
                                            G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
                                            on_name_acquired, on_name_lost, &d, NULL);
+  g_signal_connect (bus, "closed", G_CALLBACK (on_bus_closed), &d);
   g_unix_signal_add (SIGTERM, on_signal, &d);
   g_unix_signal_add (SIGINT, on_signal, &d);
   g_main_loop_run (d.loop);

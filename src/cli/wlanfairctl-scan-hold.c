@@ -4,9 +4,11 @@
  * daemon drops it even if we are killed; on a normal exit we Release it. */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <glib-unix.h>
 
@@ -31,31 +33,72 @@ child_exited (GPid pid, int wait_status, gpointer data)
   g_main_loop_quit (c->loop);
 }
 
+/* Signals come through a pipe with their si_code, so that one from the
+ * terminal can be told from one sent with kill(). */
+static int sig_pipe[2] = { -1, -1 };
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void
+on_signal (int signo, siginfo_t *info, void *uctx)
+{
+  int saved = errno;
+  int msg[2] = { signo, info ? info->si_code : SI_USER };
+
+  /* Non-blocking: a full pipe drops it; the command gets the next one. */
+  if (write (sig_pipe[1], msg, sizeof msg) < 0)
+    {
+    }
+  errno = saved;
+}
+
 /* The command decides what a signal means; we stay until it exits. */
 static gboolean
-forward_signal (Child *c, int signo)
+on_signal_fd (int fd, GIOCondition cond, gpointer data)
 {
-  if (!c->exited)
-    kill (c->pid, signo);
+  Child *c = data;
+  int msg[2];
+
+  while (read (fd, msg, sizeof msg) == (ssize_t) sizeof msg)
+    {
+      /* From the terminal (Ctrl-C, hangup) the kernel signals the whole
+       * foreground process group, the command included: passing it on
+       * would make one Ctrl-C two. */
+      if (msg[1] == SI_KERNEL)
+        continue;
+      if (!c->exited)
+        kill (c->pid, msg[0]);
+    }
   return G_SOURCE_CONTINUE;
 }
 
 static gboolean
-on_sigint (gpointer data)
+catch_signals (struct sigaction *old, GError **error)
 {
-  return forward_signal (data, SIGINT);
+  struct sigaction sa = { 0 };
+
+  if (!g_unix_open_pipe (sig_pipe, FD_CLOEXEC, error)
+      || !g_unix_set_fd_nonblocking (sig_pipe[0], TRUE, error)
+      || !g_unix_set_fd_nonblocking (sig_pipe[1], TRUE, error))
+    return FALSE;
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset (&sa.sa_mask);
+  for (gsize i = 0; i < G_N_ELEMENTS (forwarded); i++)
+    sigaction (forwarded[i], &sa, &old[i]);
+  return TRUE;
 }
 
-static gboolean
-on_sigterm (gpointer data)
+static void
+restore_signals (const struct sigaction *old)
 {
-  return forward_signal (data, SIGTERM);
-}
-
-static gboolean
-on_sighup (gpointer data)
-{
-  return forward_signal (data, SIGHUP);
+  for (gsize i = 0; i < G_N_ELEMENTS (forwarded); i++)
+    sigaction (forwarded[i], &old[i], NULL);
+  for (gsize i = 0; i < 2; i++)
+    if (sig_pipe[i] >= 0)
+      {
+        close (sig_pipe[i]);
+        sig_pipe[i] = -1;
+      }
 }
 
 static gboolean
@@ -115,7 +158,8 @@ wf_cli_scan_hold (int argc, char **argv)
   char **command;
   gboolean held = FALSE;
   guint32 cookie = 0;
-  guint sig_ids[3];
+  struct sigaction old_sa[G_N_ELEMENTS (forwarded)];
+  guint sig_watch;
   Child child = { 0 };
   int rc;
 
@@ -123,7 +167,8 @@ wf_cli_scan_hold (int argc, char **argv)
   g_option_context_set_summary (ctx,
     "Run COMMAND with a scan guard hold: no background scans while it runs,\n"
     "even without traffic. The hold is released when COMMAND exits (or when\n"
-    "this process dies). SIGINT, SIGTERM and SIGHUP are passed to COMMAND;\n"
+    "this process dies). SIGINT, SIGTERM and SIGHUP sent to this process are\n"
+    "passed to COMMAND (not those from the terminal: COMMAND has them too);\n"
     "the exit status is COMMAND's (128+N when killed by signal N).\n"
     "Without the scan guard, COMMAND still runs (with a warning) unless\n"
     "--require is given.");
@@ -163,18 +208,23 @@ wf_cli_scan_hold (int argc, char **argv)
 
   loop = g_main_loop_new (NULL, FALSE);
   child.loop = loop;
-  /* Handlers before the child exists, so no signal falls between. */
-  sig_ids[0] = g_unix_signal_add (SIGINT, on_sigint, &child);
-  sig_ids[1] = g_unix_signal_add (SIGTERM, on_sigterm, &child);
-  sig_ids[2] = g_unix_signal_add (SIGHUP, on_sighup, &child);
   g_clear_error (&error);
+  /* Handlers before the child exists, so no signal falls between; exec
+   * resets them to the default in the child. */
+  if (!catch_signals (old_sa, &error))
+    {
+      if (held)
+        release_hold (bus, cookie);
+      return wf_cli_fail ("cannot set up signals: %s", error->message);
+    }
+  sig_watch = g_unix_fd_add (sig_pipe[0], G_IO_IN, on_signal_fd, &child);
   if (!g_spawn_async (NULL, command, NULL,
                       G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
                       | G_SPAWN_CHILD_INHERITS_STDIN,
                       NULL, NULL, &child.pid, &error))
     {
-      for (gsize i = 0; i < G_N_ELEMENTS (sig_ids); i++)
-        g_source_remove (sig_ids[i]);
+      g_source_remove (sig_watch);
+      restore_signals (old_sa);
       if (held)
         release_hold (bus, cookie);
       wf_cli_fail ("cannot run %s: %s", command[0], error->message);
@@ -183,8 +233,8 @@ wf_cli_scan_hold (int argc, char **argv)
     }
   g_child_watch_add (child.pid, child_exited, &child);
   g_main_loop_run (loop);
-  for (gsize i = 0; i < G_N_ELEMENTS (sig_ids); i++)
-    g_source_remove (sig_ids[i]);
+  g_source_remove (sig_watch);
+  restore_signals (old_sa);
   if (held)
     release_hold (bus, cookie);
 

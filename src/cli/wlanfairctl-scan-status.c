@@ -242,7 +242,7 @@ print_quoted (const char *label, const char *value)
 {
   if (!value)
     return;
-  printf ("  %-10s\"%s\"\n", label, value);
+  printf ("  %-11s\"%s\"\n", label, value);
 }
 
 static void
@@ -260,11 +260,13 @@ device_text (const char *path, GVariant *props)
   g_autoptr(GVariant) recent = g_variant_lookup_value (props, "RecentScans",
                                                        G_VARIANT_TYPE ("a(xssu)"));
 
+  const char *supplicant = lookup_s (props, "SupplicantState");
+
   printf ("%s", iface ? iface : path);
   if (conn && *conn)
     printf (" (connection \"%s\")", conn);
-  else
-    printf (" (not connected)");
+  if (supplicant && *supplicant)
+    printf (", wpa_supplicant %s", supplicant);
   printf ("\n");
   have_supp = g_variant_lookup (props, "Suppressing", "b", &suppressing);
   g_variant_lookup (props, "Since", "x", &since);
@@ -272,13 +274,13 @@ device_text (const char *path, GVariant *props)
     {
       g_autofree char *when = format_since (since);
 
-      printf ("  %-10s%s%s%s%s, since %s\n", "state",
+      printf ("  %-11s%s%s%s%s, since %s\n", "state",
               suppressing ? "suppressing scans" : "scanning allowed",
               reason && *reason ? " (" : "", reason ? reason : "",
               reason && *reason ? ")" : "", when);
     }
   if (mode || policy)
-    printf ("  %-10smode %s, policy %s\n", "config", mode ? mode : "?",
+    printf ("  %-11smode %s, policy %s\n", "config", mode ? mode : "?",
             policy ? policy : "?");
   print_quoted ("bgscan", lookup_s (props, "CurrentBgscan"));
   print_quoted ("saved", lookup_s (props, "SavedBgscan"));
@@ -291,16 +293,16 @@ device_text (const char *path, GVariant *props)
       g_variant_lookup (props, "RxBps", "d", &rxb);
       tr = format_rate (txb);
       rr = format_rate (rxb);
-      printf ("  %-10stx %.1f pkt/s %s, rx %.1f pkt/s %s\n", "traffic",
+      printf ("  %-11stx %.1f pkt/s %s, rx %.1f pkt/s %s\n", "traffic",
               txp, tr, rxp, rr);
     }
   g_variant_lookup (props, "SignalDbm", "i", &signal);
   if (g_variant_lookup (props, "RoamFloorDbm", "i", &floor) || signal)
     {
       if (signal)
-        printf ("  %-10s%d dBm", "signal", signal);
+        printf ("  %-11s%d dBm", "signal", signal);
       else
-        printf ("  %-10sunknown", "signal");
+        printf ("  %-11sunknown", "signal");
       printf (", roam floor %d dBm\n", floor);
     }
   print_counts ("seen", props, "ScansSeen");
@@ -394,6 +396,7 @@ wf_cli_scan_status (int argc, char **argv)
   g_autoptr(GPtrArray) dev_props = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
   g_autoptr(GPtrArray) dev_paths = g_ptr_array_new_with_free_func (g_free);
   const char *version = NULL;
+  gboolean nl80211 = TRUE;
   GVariantIter it;
   const char *path;
   int rc;
@@ -459,6 +462,11 @@ wf_cli_scan_status (int argc, char **argv)
           json_builder_set_member_name (b, "version");
           json_builder_add_string_value (b, version);
         }
+      if (g_variant_lookup (main_props, "Nl80211", "b", &nl80211))
+        {
+          json_builder_set_member_name (b, "nl80211");
+          json_builder_add_boolean_value (b, nl80211);
+        }
       holds_json (b, holds);
       json_builder_set_member_name (b, "devices");
       json_builder_begin_array (b);
@@ -470,7 +478,10 @@ wf_cli_scan_status (int argc, char **argv)
       return WF_EXIT_OK;
     }
 
-  printf ("wlanfair-scand %s\n", version ? version : "(version unknown)");
+  printf ("wlanfair-scand %s", version ? version : "(version unknown)");
+  if (g_variant_lookup (main_props, "Nl80211", "b", &nl80211) && !nl80211)
+    printf (" (nl80211 not available: scans seen through wpa_supplicant, kind unknown)");
+  printf ("\n");
   if (dev_props->len == 0)
     printf ("no Wi-Fi devices\n");
   for (guint i = 0; i < dev_props->len; i++)

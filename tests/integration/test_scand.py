@@ -244,7 +244,11 @@ class ScandTest(Base):
 
     def test_signal_from_bss_when_signal_poll_fails(self):
         lab = self.lab
-        self.up()
+        net = self.up()
+        # While suppressing the signal is polled every second (when idle
+        # much less often).
+        lab.traffic()
+        self.wait_bgscan(net, "")
         self.wait_dev("SignalDbm from SignalPoll", lambda d: int(d.get("SignalDbm", 0)) == -50)
         lab.wpas.SetSignalPollFails(self.iface, True)
         lab.wpas.SetSignal(self.iface, -67)  # now only the BSS's Signal says so
@@ -430,6 +434,42 @@ class CliTest(Base):
         self.assertIn("not running", r.stderr)
         r = self.ctl("status", "--json", check=1)
         self.assertEqual(r.stdout, "")
+
+    # Counts the SIGINTs it gets in 2 s; exits 40 + that count.
+    COUNT_SIGINT = ("import signal, sys, time\n"
+                    "n = [0]\n"
+                    "signal.signal(signal.SIGINT, lambda *a: n.__setitem__(0, n[0] + 1))\n"
+                    "print('ready', flush=True)\n"
+                    "time.sleep(2)\n"
+                    "sys.exit(40 + n[0])\n")
+
+    def test_hold_signals(self):
+        import pty
+        import select
+        # kill -INT to wlanfairctl: passed on once.
+        p = subprocess.Popen([scandlab.CTL, "scan", "hold", "--", scandlab.PY, "-c", self.COUNT_SIGINT],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.assertEqual(p.stdout.readline().strip(), "ready")
+        p.send_signal(signal.SIGINT)
+        self.assertEqual(p.wait(10), 41)
+        p.stdout.close()
+        # Ctrl-C on a terminal reaches the whole foreground group: the
+        # command must get it once, not once more from wlanfairctl.
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(scandlab.CTL, [scandlab.CTL, "scan", "hold", "--", scandlab.PY, "-c",
+                                    self.COUNT_SIGINT])
+        buf = b""
+        try:
+            while b"ready" not in buf:
+                r, _, _ = select.select([fd], [], [], 10)
+                self.assertTrue(r, "no 'ready' on the terminal: %r" % buf)
+                buf += os.read(fd, 1024)
+            os.write(fd, b"\x03")
+            _, status = os.waitpid(pid, 0)
+        finally:
+            os.close(fd)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 41)
 
     def test_hold_without_daemon(self):
         r = self.ctl("hold", "--", "sh", "-c", "exit 5", check=5)

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* bgscan itself: read the current network's value, record it in the state
+ * file, write "" and check it, and put the saved value back only where our
+ * "" is still there. */
+#include "config.h"
+
+#include <string.h>
+
+#include "wlanfair-scan-device.h"
+
+void
+wf_scan_device_clear_suppression (WfScanDevice *d)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (d->suppressed_network && !wf_scan_state_remove (d->guard->state, d->suppressed_network, &error))
+    g_warning ("%s: state file: %s", d->ifname, error->message);
+  d->suppressing = FALSE;
+  g_clear_pointer (&d->suppressed_network, g_free);
+  g_clear_pointer (&d->saved, g_free);
+}
+
+static gboolean
+network_gone (const GError *error)
+{
+  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS);
+}
+
+/* Puts the saved value back if the network still has our "". Returns
+ * FALSE when wpa_supplicant could not be asked (the entry stays). */
+gboolean
+wf_scan_device_restore_network (GDBusConnection *bus, const char *wpas_owner, const char *ifname,
+                 const char *network, const char *saved, const char *why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *check = NULL;
+
+  if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &value, &error))
+    {
+      if (network_gone (error))
+        {
+          g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
+          return TRUE;
+        }
+      g_warning ("%s: cannot read bgscan of %s to restore it: %s", ifname, network, error->message);
+      return FALSE;
+    }
+  if (g_strcmp0 (value, "") != 0)
+    {
+      g_message ("%s: bgscan of %s is now \"%s\", not our \"\": someone else changed it, left alone",
+                 ifname, network, value ? value : "(none)");
+      return TRUE;
+    }
+  if (!wf_wpas_set_bgscan (bus, wpas_owner, network, saved, &error))
+    {
+      if (network_gone (error))
+        {
+          g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
+          return TRUE;
+        }
+      g_warning ("%s: cannot restore bgscan \"%s\" on %s: %s", ifname, saved, network, error->message);
+      return FALSE;
+    }
+  if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &check, &error) || g_strcmp0 (check, saved) != 0)
+    g_warning ("%s: bgscan of %s reads \"%s\" after restoring \"%s\"", ifname, network,
+               check ? check : "(none)", saved);
+  g_message ("%s: bgscan restored on %s: \"\" -> \"%s\" (%s)", ifname, network, saved, why);
+  return TRUE;
+}
+
+void
+wf_scan_device_restore (WfScanDevice *d, const char *why)
+{
+  if (!d->suppressing)
+    return;
+  if (!wf_scan_device_restore_network (d->guard->bus, wf_scan_device_owner (d), d->ifname, d->suppressed_network, d->saved, why))
+    {
+      /* wpa_supplicant did not answer: keep the entry, try again later. */
+      d->retry_after_us = g_get_monotonic_time () + RETRY_US;
+      return;
+    }
+  if (d->network && g_str_equal (d->network, d->suppressed_network))
+    {
+      g_free (d->bgscan);
+      d->bgscan = g_strdup (d->saved);
+    }
+  wf_scan_device_clear_suppression (d);
+}
+
+void
+wf_scan_device_set_error (WfScanDevice *d, const char *message)
+{
+  g_free (d->error);
+  d->error = g_strdup (message);
+  d->retry_after_us = g_get_monotonic_time () + RETRY_US;
+}
+
+void
+wf_scan_device_suppress (WfScanDevice *d, const char *why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *check = NULL;
+  GDBusConnection *bus = d->guard->bus;
+
+  /* Fresh read: the value to save is what is there now. */
+  if (!wf_wpas_get_bgscan (bus, wf_scan_device_owner (d), d->network, &value, &error))
+    {
+      g_warning ("%s: cannot read bgscan of %s: %s", d->ifname, d->network, error->message);
+      wf_scan_device_set_error (d, error->message);
+      return;
+    }
+  g_free (d->bgscan);
+  d->bgscan = g_strdup (value);
+  if (!value || !*value)
+    {
+      g_free (d->original);
+      d->original = g_strdup (value);
+      return;   /* nothing to suppress; evaluate() will say no-bgscan */
+    }
+  if (!wf_scan_state_add (d->guard->state, d->network, wf_scan_device_owner (d), d->ifname, value, &error))
+    {
+      g_warning ("%s: cannot record bgscan \"%s\" in the state file, not changing it: %s",
+                 d->ifname, value, error->message);
+      wf_scan_device_set_error (d, error->message);
+      return;
+    }
+  if (!wf_wpas_set_bgscan (bus, wf_scan_device_owner (d), d->network, "", &error))
+    {
+      g_autoptr(GError) e2 = NULL;
+
+      g_warning ("%s: cannot set bgscan of %s to \"\": %s", d->ifname, d->network, error->message);
+      wf_scan_device_set_error (d, error->message);
+      if (!wf_scan_state_remove (d->guard->state, d->network, &e2))
+        g_warning ("%s: state file: %s", d->ifname, e2->message);
+      return;
+    }
+  d->suppressing = TRUE;
+  d->suppressed_network = g_strdup (d->network);
+  d->saved = g_strdup (value);
+  g_clear_pointer (&d->error, g_free);
+  if (!wf_wpas_get_bgscan (bus, wf_scan_device_owner (d), d->network, &check, &error) || g_strcmp0 (check, "") != 0)
+    g_warning ("%s: bgscan of %s reads \"%s\" after writing \"\"", d->ifname, d->network,
+               check ? check : "(none)");
+  g_free (d->bgscan);
+  d->bgscan = g_strdup ("");
+  g_message ("%s: bgscan suppressed on %s: \"%s\" -> \"\" (%s)", d->ifname, d->network, value, why);
+}
+
+/* Reads the bgscan of the (new) current network. */
+void
+wf_scan_device_read_network (WfScanDevice *d)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+
+  g_clear_pointer (&d->bgscan, g_free);
+  g_clear_pointer (&d->original, g_free);
+  if (!d->network)
+    return;
+  if (!wf_wpas_get_bgscan (d->guard->bus, wf_scan_device_owner (d), d->network, &value, &error))
+    {
+      g_warning ("%s: cannot read bgscan of %s: %s", d->ifname, d->network, error->message);
+      return;
+    }
+  d->bgscan = g_strdup (value);
+  if (d->suppressing && g_str_equal (d->suppressed_network, d->network))
+    {
+      if (g_strcmp0 (value, "") == 0)
+        {
+          d->original = g_strdup (d->saved);
+          return;
+        }
+      /* Our "" was replaced: the network was re-created at the same
+       * path, or someone else wrote bgscan. Not ours any more. */
+      g_message ("%s: bgscan of %s is \"%s\" again (re-created or changed by someone else): "
+                 "nothing to restore", d->ifname, d->network, value ? value : "(none)");
+      wf_scan_device_clear_suppression (d);
+    }
+  d->original = g_strdup (value);
+  g_message ("%s: current network %s, bgscan \"%s\"%s", d->ifname, d->network,
+          value ? value : "", value ? "" : " (none of its own)");
+}
+
+/* Follows CurrentNetwork; a suppression of the previous network is undone
+ * (if it still exists) before the new one is considered. */
+void
+wf_scan_device_follow_network (WfScanDevice *d)
+{
+  const char *now = d->iface ? wf_wpas_iface_current_network (d->iface) : NULL;
+
+  if (g_strcmp0 (now, d->network) == 0)
+    return;
+  g_message ("%s: CurrentNetwork %s -> %s", d->ifname, d->network ? d->network : "none",
+          now ? now : "none");
+  if (d->suppressing)
+    wf_scan_device_restore (d, "no longer the current network");
+  g_free (d->network);
+  d->network = g_strdup (now);
+  wf_scan_device_read_network (d);
+}
+
+/* The state a previous run left: restore what the same wpa_supplicant
+ * still has, drop the rest. */
+gboolean
+wf_scan_device_restore_entries (GDBusConnection *bus, WfScanState *state, const char *wpas_owner)
+{
+  g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *entries = wf_scan_state_entries (state);
+  gboolean ok = TRUE;
+
+  for (guint k = 0; k < entries->len; k++)
+    {
+      WfScanStateEntry *e = entries->pdata[k];
+
+      if (g_strcmp0 (e->owner, wpas_owner) != 0)
+        {
+          g_message ("%s: bgscan of %s was changed under wpa_supplicant %s, now %s: "
+                     "that process and its networks are gone, nothing to restore",
+                     e->ifname, e->network, e->owner, wpas_owner ? wpas_owner : "not running");
+          g_ptr_array_add (done, g_strdup (e->network));
+        }
+      else if (wf_scan_device_restore_network (bus, wpas_owner, e->ifname, e->network, e->saved,
+                                "left by a previous run"))
+        g_ptr_array_add (done, g_strdup (e->network));
+      else
+        ok = FALSE;
+    }
+  for (guint k = 0; k < done->len; k++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!wf_scan_state_remove (state, done->pdata[k], &error))
+        g_warning ("state file: %s", error->message);
+    }
+  return ok;
+}
