@@ -34,8 +34,9 @@ network_gone (const GError *error)
 /* Puts the saved value back if the network still has our "". Returns
  * FALSE when wpa_supplicant could not be asked (the entry stays). */
 gboolean
-wf_scan_device_restore_network (GDBusConnection *bus, const char *wpas_owner, const char *ifname,
-                 const char *network, const char *saved, const char *why)
+wf_scan_device_restore_network (GDBusConnection *bus, const char *wpas_owner,
+                                const char *ifname, const char *network,
+                                const char *saved, const char *why)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
@@ -79,7 +80,8 @@ wf_scan_device_restore (WfScanDevice *d, const char *why)
 {
   if (!d->suppressing)
     return;
-  if (!wf_scan_device_restore_network (d->guard->bus, wf_scan_device_owner (d), d->ifname, d->suppressed_network, d->saved, why))
+  if (!wf_scan_device_restore_network (d->guard->bus, wf_scan_device_owner (d), d->ifname,
+                                       d->suppressed_network, d->saved, why))
     {
       /* wpa_supplicant did not answer: keep the entry, try again later. */
       d->retry_after_us = g_get_monotonic_time () + RETRY_US;
@@ -226,8 +228,8 @@ wf_scan_device_restore_entries (GDBusConnection *bus, WfScanState *state, const 
                      e->ifname, e->network, e->owner, wpas_owner ? wpas_owner : "not running");
           g_ptr_array_add (done, g_strdup (e->network));
         }
-      else if (wf_scan_device_restore_network (bus, wpas_owner, e->ifname, e->network, e->saved,
-                                "left by a previous run"))
+      else if (wf_scan_device_restore_network (bus, wpas_owner, e->ifname, e->network,
+                                               e->saved, "left by a previous run"))
         g_ptr_array_add (done, g_strdup (e->network));
       else
         ok = FALSE;
