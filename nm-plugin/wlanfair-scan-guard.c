@@ -349,10 +349,18 @@ static void
 on_iface_added (WfWpasIface *iface, gpointer user_data)
 {
   WfScanGuard *g = user_data;
-  WfScanDevice *d = g_new0 (WfScanDevice, 1);
+  WfScanDevice *d;
   g_autoptr(GError) error = NULL;
   const char *slash;
 
+  /* wpa_supplicant's P2P management interface (NetworkManager's Wi-Fi P2P
+   * device) is no netdev and never carries station traffic. */
+  if (g_str_has_prefix (wf_wpas_iface_ifname (iface), "p2p-dev-"))
+    {
+      g_debug ("%s: P2P device interface, not guarded", wf_wpas_iface_ifname (iface));
+      return;
+    }
+  d = g_new0 (WfScanDevice, 1);
   d->guard = g;
   d->iface = iface;
   d->ifname = g_strdup (wf_wpas_iface_ifname (iface));
