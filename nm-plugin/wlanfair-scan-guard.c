@@ -197,6 +197,19 @@ evaluate (WfScanDevice *d)
 
 /* Profile overrides. */
 
+/* Field by field: padding bytes of a copied struct are unspecified. */
+static gboolean
+config_equal (const WfScanConfig *a, const WfScanConfig *b)
+{
+  return a->mode == b->mode && a->policy == b->policy && a->start_pps == b->start_pps
+    && a->start_window_s == b->start_window_s && a->idle_pps == b->idle_pps
+    && a->idle_holdoff_s == b->idle_holdoff_s && a->roam_floor_auto == b->roam_floor_auto
+    && a->roam_floor_dbm == b->roam_floor_dbm && a->roam_floor_margin_db == b->roam_floor_margin_db
+    && a->roam_hysteresis_db == b->roam_hysteresis_db
+    && a->beacon_loss_holdoff_s == b->beacon_loss_holdoff_s
+    && a->sample_interval_ms == b->sample_interval_ms && a->signal_interval_ms == b->signal_interval_ms;
+}
+
 static void
 update_profile (WfScanDevice *d)
 {
@@ -210,7 +223,7 @@ update_profile (WfScanDevice *d)
   wf_scan_config_apply_profile (&d->guard->global, data, &cfg, warnings);
   for (guint k = 0; k < warnings->len; k++)
     g_warning ("%s: profile \"%s\": %s", d->ifname, id ? id : "?", (char *) warnings->pdata[k]);
-  if (g_strcmp0 (id, d->connection) != 0 || memcmp (&cfg, &d->cfg, sizeof cfg) != 0)
+  if (g_strcmp0 (id, d->connection) != 0 || !config_equal (&cfg, &d->cfg))
     g_message ("%s: profile \"%s\": mode %s, policy %s, start %g packets/s, idle %g packets/s for %g s",
                d->ifname, id ? id : "(none)", wf_scan_mode_names[cfg.mode],
                wf_scan_policy_names[cfg.policy], cfg.start_pps, cfg.idle_pps, cfg.idle_holdoff_s);
