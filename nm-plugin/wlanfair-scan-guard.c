@@ -129,8 +129,15 @@ log_decision (WfScanDevice *d)
                  d->traffic.active ? " despite traffic" : "");
       break;
     case WF_SCAN_REASON_LINK_DOWN:
-      g_message ("%s: link down (wpa_supplicant %s, carrier %s): no suppression", d->ifname,
-                 d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off");
+    case WF_SCAN_REASON_NO_NETWORK:
+      if (d->policy.suppress)
+        g_message ("%s: %s (wpa_supplicant %s, carrier %s): suppression lifted in %.1f s "
+                   "unless the link comes back", d->ifname, r,
+                   d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off",
+                   WF_SCAN_LINK_DOWN_GRACE_US / (double) G_USEC_PER_SEC);
+      else
+        g_message ("%s: %s (wpa_supplicant %s, carrier %s): no suppression", d->ifname, r,
+                   d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off");
       break;
     case WF_SCAN_REASON_IDLE:
       g_message ("%s: idle (%.1f packets/s, no holds): bgscan as configured",
