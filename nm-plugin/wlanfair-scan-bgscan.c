@@ -34,12 +34,14 @@ network_gone (const GError *error)
 /* Puts the saved value back if the network still has our "". Returns
  * FALSE when wpa_supplicant could not be asked (the entry stays). */
 gboolean
-wf_scan_device_restore_network (GDBusConnection *bus, const char *wpas_owner, const char *ifname,
-                 const char *network, const char *saved, const char *why)
+wf_scan_device_restore_network (GDBusConnection *bus, WfWpas *wpas, const char *wpas_owner,
+                                const char *ifname, const char *network,
+                                const char *saved, const char *why)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
   g_autofree char *check = NULL;
+  guint gen = wpas ? wf_wpas_network_generation (wpas) : 0;
 
   if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &value, &error))
     {
@@ -57,6 +59,13 @@ wf_scan_device_restore_network (GDBusConnection *bus, const char *wpas_owner, co
                  ifname, network, value ? value : "(none)");
       return TRUE;
     }
+  /* A network removed or added since the read: the path may now be a
+   * new network (ids are reused); look again later. */
+  if (wpas && wf_wpas_network_generation (wpas) != gen)
+    {
+      g_message ("%s: networks changed while checking %s: restore postponed", ifname, network);
+      return FALSE;
+    }
   if (!wf_wpas_set_bgscan (bus, wpas_owner, network, saved, &error))
     {
       if (network_gone (error))
@@ -70,6 +79,10 @@ wf_scan_device_restore_network (GDBusConnection *bus, const char *wpas_owner, co
   if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &check, &error) || g_strcmp0 (check, saved) != 0)
     g_warning ("%s: bgscan of %s reads \"%s\" after restoring \"%s\"", ifname, network,
                check ? check : "(none)", saved);
+  if (wpas && wf_wpas_network_generation (wpas) != gen)
+    g_warning ("%s: a network was removed or added while bgscan \"%s\" was written to %s: if "
+               "NetworkManager re-created it at that path, the new network has this value "
+               "instead of its own", ifname, saved, network);
   g_message ("%s: bgscan restored on %s: \"\" -> \"%s\" (%s)", ifname, network, saved, why);
   return TRUE;
 }
@@ -79,7 +92,8 @@ wf_scan_device_restore (WfScanDevice *d, const char *why)
 {
   if (!d->suppressing)
     return;
-  if (!wf_scan_device_restore_network (d->guard->bus, wf_scan_device_owner (d), d->ifname, d->suppressed_network, d->saved, why))
+  if (!wf_scan_device_restore_network (d->guard->bus, d->guard->wpas, wf_scan_device_owner (d), d->ifname,
+                                       d->suppressed_network, d->saved, why))
     {
       /* wpa_supplicant did not answer: keep the entry, try again later. */
       d->retry_after_us = g_get_monotonic_time () + RETRY_US;
@@ -108,6 +122,7 @@ wf_scan_device_suppress (WfScanDevice *d, const char *why)
   g_autofree char *value = NULL;
   g_autofree char *check = NULL;
   GDBusConnection *bus = d->guard->bus;
+  guint gen = wf_wpas_network_generation (d->guard->wpas);
 
   /* Fresh read: the value to save is what is there now. */
   if (!wf_wpas_get_bgscan (bus, wf_scan_device_owner (d), d->network, &value, &error))
@@ -124,7 +139,14 @@ wf_scan_device_suppress (WfScanDevice *d, const char *why)
       d->original = g_strdup (value);
       return;   /* nothing to suppress; evaluate() will say no-bgscan */
     }
-  if (!wf_scan_state_add (d->guard->state, d->network, wf_scan_device_owner (d), d->ifname, value, &error))
+  if (wf_wpas_network_generation (d->guard->wpas) != gen)
+    {
+      /* A network came or went since the read: decide again next time. */
+      g_message ("%s: networks changed while reading %s: suppression postponed", d->ifname, d->network);
+      return;
+    }
+  if (!wf_scan_state_add (d->guard->state, d->network, wf_scan_device_owner (d), d->ifname,
+                          value, &error))
     {
       g_warning ("%s: cannot record bgscan \"%s\" in the state file, not changing it: %s",
                  d->ifname, value, error->message);
@@ -145,9 +167,14 @@ wf_scan_device_suppress (WfScanDevice *d, const char *why)
   d->suppressed_network = g_strdup (d->network);
   d->saved = g_strdup (value);
   g_clear_pointer (&d->error, g_free);
-  if (!wf_wpas_get_bgscan (bus, wf_scan_device_owner (d), d->network, &check, &error) || g_strcmp0 (check, "") != 0)
+  if (!wf_wpas_get_bgscan (bus, wf_scan_device_owner (d), d->network, &check, &error)
+      || g_strcmp0 (check, "") != 0)
     g_warning ("%s: bgscan of %s reads \"%s\" after writing \"\"", d->ifname, d->network,
                check ? check : "(none)");
+  if (wf_wpas_network_generation (d->guard->wpas) != gen)
+    g_warning ("%s: a network was removed or added while bgscan of %s was set to \"\": if "
+               "NetworkManager re-created it at that path, the saved value \"%s\" is the previous "
+               "network's", d->ifname, d->network, value);
   g_free (d->bgscan);
   d->bgscan = g_strdup ("");
   g_message ("%s: bgscan suppressed on %s: \"%s\" -> \"\" (%s)", d->ifname, d->network, value, why);
@@ -198,8 +225,11 @@ wf_scan_device_follow_network (WfScanDevice *d)
   if (g_strcmp0 (now, d->network) == 0)
     return;
   g_message ("%s: CurrentNetwork %s -> %s", d->ifname, d->network ? d->network : "none",
-          now ? now : "none");
-  if (d->suppressing)
+             now ? now : "none");
+  /* Another network: the previous one is put back now. None: the policy's
+   * link-down grace decides (the network may be on its way out, and its
+   * path may come back as a new network). */
+  if (d->suppressing && now && !g_str_equal (now, d->suppressed_network))
     wf_scan_device_restore (d, "no longer the current network");
   g_free (d->network);
   d->network = g_strdup (now);
@@ -226,8 +256,8 @@ wf_scan_device_restore_entries (GDBusConnection *bus, WfScanState *state, const 
                      e->ifname, e->network, e->owner, wpas_owner ? wpas_owner : "not running");
           g_ptr_array_add (done, g_strdup (e->network));
         }
-      else if (wf_scan_device_restore_network (bus, wpas_owner, e->ifname, e->network, e->saved,
-                                "left by a previous run"))
+      else if (wf_scan_device_restore_network (bus, NULL, wpas_owner, e->ifname, e->network,
+                                               e->saved, "left by a previous run"))
         g_ptr_array_add (done, g_strdup (e->network));
       else
         ok = FALSE;

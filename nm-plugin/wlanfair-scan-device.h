@@ -97,6 +97,7 @@ wf_scan_device_owner (WfScanDevice *d)
 /* wlanfair-scan-bgscan.c */
 void     wf_scan_device_clear_suppression (WfScanDevice *d);
 gboolean wf_scan_device_restore_network   (GDBusConnection *bus,
+                                           WfWpas          *wpas,
                                            const char      *wpas_owner,
                                            const char      *ifname,
                                            const char      *network,

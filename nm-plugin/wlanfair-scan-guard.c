@@ -129,8 +129,15 @@ log_decision (WfScanDevice *d)
                  d->traffic.active ? " despite traffic" : "");
       break;
     case WF_SCAN_REASON_LINK_DOWN:
-      g_message ("%s: link down (wpa_supplicant %s, carrier %s): no suppression", d->ifname,
-                 d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off");
+    case WF_SCAN_REASON_NO_NETWORK:
+      if (d->policy.suppress)
+        g_message ("%s: %s (wpa_supplicant %s, carrier %s): suppression lifted in %.1f s "
+                   "unless the link comes back", d->ifname, r,
+                   d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off",
+                   WF_SCAN_LINK_DOWN_GRACE_US / (double) G_USEC_PER_SEC);
+      else
+        g_message ("%s: %s (wpa_supplicant %s, carrier %s): no suppression", d->ifname, r,
+                   d->iface ? wf_wpas_iface_state (d->iface) : "gone", d->carrier ? "on" : "off");
       break;
     case WF_SCAN_REASON_IDLE:
       g_message ("%s: idle (%.1f packets/s, no holds): bgscan as configured",
@@ -197,6 +204,19 @@ evaluate (WfScanDevice *d)
 
 /* Profile overrides. */
 
+/* Field by field: padding bytes of a copied struct are unspecified. */
+static gboolean
+config_equal (const WfScanConfig *a, const WfScanConfig *b)
+{
+  return a->mode == b->mode && a->policy == b->policy && a->start_pps == b->start_pps
+    && a->start_window_s == b->start_window_s && a->idle_pps == b->idle_pps
+    && a->idle_holdoff_s == b->idle_holdoff_s && a->roam_floor_auto == b->roam_floor_auto
+    && a->roam_floor_dbm == b->roam_floor_dbm && a->roam_floor_margin_db == b->roam_floor_margin_db
+    && a->roam_hysteresis_db == b->roam_hysteresis_db
+    && a->beacon_loss_holdoff_s == b->beacon_loss_holdoff_s
+    && a->sample_interval_ms == b->sample_interval_ms && a->signal_interval_ms == b->signal_interval_ms;
+}
+
 static void
 update_profile (WfScanDevice *d)
 {
@@ -210,7 +230,7 @@ update_profile (WfScanDevice *d)
   wf_scan_config_apply_profile (&d->guard->global, data, &cfg, warnings);
   for (guint k = 0; k < warnings->len; k++)
     g_warning ("%s: profile \"%s\": %s", d->ifname, id ? id : "?", (char *) warnings->pdata[k]);
-  if (g_strcmp0 (id, d->connection) != 0 || memcmp (&cfg, &d->cfg, sizeof cfg) != 0)
+  if (g_strcmp0 (id, d->connection) != 0 || !config_equal (&cfg, &d->cfg))
     g_message ("%s: profile \"%s\": mode %s, policy %s, start %g packets/s, idle %g packets/s for %g s",
                d->ifname, id ? id : "(none)", wf_scan_mode_names[cfg.mode],
                wf_scan_policy_names[cfg.policy], cfg.start_pps, cfg.idle_pps, cfg.idle_holdoff_s);
@@ -349,10 +369,18 @@ static void
 on_iface_added (WfWpasIface *iface, gpointer user_data)
 {
   WfScanGuard *g = user_data;
-  WfScanDevice *d = g_new0 (WfScanDevice, 1);
+  WfScanDevice *d;
   g_autoptr(GError) error = NULL;
   const char *slash;
 
+  /* wpa_supplicant's P2P management interface (NetworkManager's Wi-Fi P2P
+   * device) is no netdev and never carries station traffic. */
+  if (g_str_has_prefix (wf_wpas_iface_ifname (iface), "p2p-dev-"))
+    {
+      g_debug ("%s: P2P device interface, not guarded", wf_wpas_iface_ifname (iface));
+      return;
+    }
+  d = g_new0 (WfScanDevice, 1);
   d->guard = g;
   d->iface = iface;
   d->ifname = g_strdup (wf_wpas_iface_ifname (iface));

@@ -209,13 +209,20 @@ wf_scan_policy_decide (WfScanPolicy *p, const WfScanConfig *c, const WfScanInput
   WfScanReason reason;
 
   update_floor (p, c, in);
+  if (in->has_network && in->connected && in->carrier)
+    p->link_down_us = 0;
+  else if (p->link_down_us == 0)
+    p->link_down_us = in->now_us > 0 ? in->now_us : 1;
   /* Lifting reasons first: roaming and the link beat everything. */
   if (c->mode == WF_SCAN_MODE_OFF)
     reason = WF_SCAN_REASON_MODE_OFF;
-  else if (!in->has_network)
-    reason = in->connected ? WF_SCAN_REASON_NO_NETWORK : WF_SCAN_REASON_LINK_DOWN;
-  else if (!in->connected || !in->carrier)
-    reason = WF_SCAN_REASON_LINK_DOWN;
+  else if (!in->has_network || !in->connected || !in->carrier)
+    {
+      reason = !in->has_network && in->connected ? WF_SCAN_REASON_NO_NETWORK
+                                                 : WF_SCAN_REASON_LINK_DOWN;
+      /* Within the grace a running suppression is kept (see the header). */
+      suppress = p->suppress && in->now_us - p->link_down_us < WF_SCAN_LINK_DOWN_GRACE_US;
+    }
   else if (beacon_loss_recent (p, c, in->now_us))
     reason = WF_SCAN_REASON_BEACON_LOSS;
   else if (p->under_floor)

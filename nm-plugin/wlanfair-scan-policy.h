@@ -81,9 +81,18 @@ typedef struct {
   gint64   now_us;
 } WfScanInputs;
 
+/* A suppression survives this long without a link (or a current
+ * network) before it is lifted: NetworkManager's re-activation removes and
+ * re-creates the network (wpa_supplicant reuses its id, hence its D-Bus
+ * path) right after the link goes down; writing the saved value in that
+ * moment could land on the new network. After the grace the old network is
+ * gone (nothing to write) or still ours (a roam, a reconnection). */
+#define WF_SCAN_LINK_DOWN_GRACE_US (G_USEC_PER_SEC / 2)
+
 typedef struct {
   gboolean     under_floor;     /* latched with hysteresis */
   gint64       beacon_loss_us;  /* last beacon loss, 0 = none */
+  gint64       link_down_us;    /* since when down (or no network), 0 = up */
   gboolean     suppress;        /* last decision */
   WfScanReason reason;
 } WfScanPolicy;

@@ -35,7 +35,31 @@ struct _WfWpas {
   guint            sub_added, sub_removed;
   char            *owner;
   GHashTable      *ifaces;   /* path -> WfWpasIface */
+  guint            filter;
+  gint             generation;  /* atomic: bumped from the GDBus worker thread */
 };
+
+guint
+wf_wpas_network_generation (WfWpas *w)
+{
+  return (guint) g_atomic_int_get (&w->generation);
+}
+
+/* Runs in GDBus's worker thread for every incoming message, in order. */
+static GDBusMessage *
+count_network_signals (GDBusConnection *bus, GDBusMessage *msg, gboolean incoming,
+                       gpointer user_data)
+{
+  WfWpas *w = user_data;
+  const char *member;
+
+  if (incoming && g_dbus_message_get_message_type (msg) == G_DBUS_MESSAGE_TYPE_SIGNAL
+      && g_strcmp0 (g_dbus_message_get_interface (msg), WPAS_IFACE_INTERFACE) == 0
+      && (member = g_dbus_message_get_member (msg))
+      && (g_str_equal (member, "NetworkAdded") || g_str_equal (member, "NetworkRemoved")))
+    g_atomic_int_inc (&w->generation);
+  return msg;
+}
 
 const char *wf_wpas_owner (WfWpas *w) { return w->owner; }
 GDBusConnection *wf_wpas_bus (WfWpas *w) { return w->bus; }
@@ -289,6 +313,7 @@ wf_wpas_new (GDBusConnection *bus, const WfWpasCallbacks *cb, gpointer user_data
   w->cb = *cb;
   w->user_data = user_data;
   w->ifaces = g_hash_table_new (g_str_hash, g_str_equal);
+  w->filter = g_dbus_connection_add_filter (bus, count_network_signals, w, NULL);
   w->sub_added = g_dbus_connection_signal_subscribe (bus, NULL, WPAS_IFACE, "InterfaceAdded",
                                                      WPAS_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
                                                      on_manager_signal, w, NULL);
@@ -306,6 +331,7 @@ wf_wpas_free (WfWpas *w)
   if (!w)
     return;
   g_bus_unwatch_name (w->watch);
+  g_dbus_connection_remove_filter (w->bus, w->filter);
   g_dbus_connection_signal_unsubscribe (w->bus, w->sub_added);
   g_dbus_connection_signal_unsubscribe (w->bus, w->sub_removed);
   {

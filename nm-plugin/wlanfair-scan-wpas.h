@@ -50,6 +50,11 @@ gboolean    wf_wpas_iface_scanning        (WfWpasIface *iface);
 void        wf_wpas_iface_set_data        (WfWpasIface *iface, gpointer data);
 gpointer    wf_wpas_iface_get_data        (WfWpasIface *iface);
 
+/* Counts NetworkAdded/NetworkRemoved signals as they arrive (in message
+ * order, before the replies that follow them): unchanged across a read and
+ * a write means no network was removed or re-created in between. */
+guint wf_wpas_network_generation (WfWpas *wpas);
+
 /* bgscan of a network, unquoted; *value = NULL when the network has no
  * bgscan of its own. Synchronous (local daemon, 2 s timeout). */
 gboolean wf_wpas_get_bgscan (GDBusConnection *bus,

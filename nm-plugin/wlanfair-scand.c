@@ -141,11 +141,14 @@ main (int argc, char **argv)
 
   wf_scan_config_init_defaults (&config);
   if (!wf_scan_config_load (&config, config_path ? config_path : DEFAULT_CONFIG,
-                            config_path != NULL, &error)
-      || (sample && !wf_scan_config_set (&config, "sample-interval", sample, &error)))
+                            config_path != NULL, &error))
     {
-      fprintf (stderr, "wlanfair-scand: %s%s\n", sample && !config_path ? "--sample-interval: " : "",
-               error->message);
+      fprintf (stderr, "wlanfair-scand: %s\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (sample && !wf_scan_config_set (&config, "sample-interval", sample, &error))
+    {
+      fprintf (stderr, "wlanfair-scand: --%s\n", error->message);
       return EXIT_USAGE;
     }
   if (check_config)

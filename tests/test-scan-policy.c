@@ -265,18 +265,41 @@ test_link_down (void)
 
   base (&p, &c, &in);
   wf_scan_policy_decide (&p, &c, &in);
+  g_assert_true (p.suppress);
   in.connected = FALSE;   /* wpa_supplicant left "completed" */
+  /* The grace first: the suppression is kept, the reason says why it
+   * will end. */
+  g_assert_true (wf_scan_policy_decide (&p, &c, &in));
+  g_assert_true (p.suppress);
+  g_assert_cmpint (p.reason, ==, WF_SCAN_REASON_LINK_DOWN);
+  in.now_us += WF_SCAN_LINK_DOWN_GRACE_US - 1;
+  wf_scan_policy_decide (&p, &c, &in);
+  g_assert_true (p.suppress);
+  in.now_us += 1;
   g_assert_true (wf_scan_policy_decide (&p, &c, &in));
   g_assert_false (p.suppress);
   g_assert_cmpint (p.reason, ==, WF_SCAN_REASON_LINK_DOWN);
+  /* Back up: suppressed again at once; down again: a new grace. */
   in.connected = TRUE;
+  wf_scan_policy_decide (&p, &c, &in);
+  g_assert_true (p.suppress);
+  in.now_us += S;
   in.carrier = FALSE;     /* no carrier */
+  wf_scan_policy_decide (&p, &c, &in);
+  g_assert_true (p.suppress);
+  in.now_us += WF_SCAN_LINK_DOWN_GRACE_US;
   wf_scan_policy_decide (&p, &c, &in);
   g_assert_false (p.suppress);
   g_assert_cmpint (p.reason, ==, WF_SCAN_REASON_LINK_DOWN);
+  /* Never suppressing while down: nothing starts during the grace. */
+  in.traffic = TRUE;
+  wf_scan_policy_decide (&p, &c, &in);
+  g_assert_false (p.suppress);
   in.carrier = TRUE;
   in.has_network = FALSE;
+  in.now_us += S;
   wf_scan_policy_decide (&p, &c, &in);
+  g_assert_false (p.suppress);
   g_assert_cmpint (p.reason, ==, WF_SCAN_REASON_NO_NETWORK);
   in.has_network = TRUE;
   in.has_bgscan = FALSE;  /* BSSID-locked profile: NM sets no bgscan */
