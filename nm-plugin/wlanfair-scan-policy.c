@@ -163,6 +163,11 @@ wf_scan_roam_floor (const WfScanConfig *c, const char *bgscan)
     return c->roam_floor_dbm;
   if (!wf_scan_bgscan_threshold (bgscan, &threshold))
     threshold = -70;
+  /* NetworkManager only ever picks -70 or -65. A higher threshold was set
+   * to make bgscan scan often (a test, an administrator): taken as a roam
+   * floor it would lift suppression at any usable signal, so the floor
+   * stays where NetworkManager's highest choice puts it. */
+  threshold = MIN (threshold, WF_SCAN_NM_THRESHOLD_MAX);
   return threshold - c->roam_floor_margin_db;
 }
 

@@ -63,10 +63,15 @@ gboolean wf_traffic_detector_feed (WfTrafficDetector  *d,
  * "learn:30:-65:300:/x" -> -65); FALSE when it has none. */
 gboolean wf_scan_bgscan_threshold (const char *bgscan, int *threshold_dbm);
 
+/* The highest bgscan threshold NetworkManager chooses (802.1X networks
+ * and networks with several BSSIDs; -70 otherwise). */
+#define WF_SCAN_NM_THRESHOLD_MAX (-65)
+
 /* The roam floor for a network whose original bgscan is `bgscan`: the
- * configured value, or (auto) its threshold minus the margin; when the
- * string has no threshold, -70 (NetworkManager's and iwd's roam
- * threshold) minus the margin. */
+ * configured value, or (auto) its threshold, at most
+ * WF_SCAN_NM_THRESHOLD_MAX, minus the margin; when the string has no
+ * threshold, -70 (NetworkManager's and iwd's roam threshold) minus the
+ * margin. */
 int wf_scan_roam_floor (const WfScanConfig *config, const char *bgscan);
 
 typedef struct {

@@ -156,6 +156,10 @@ test_bgscan_threshold (void)
   g_assert_cmpint (wf_scan_roam_floor (&c, "simple:30:-65:300"), ==, -68);
   /* No threshold in the string: -70 minus the margin. */
   g_assert_cmpint (wf_scan_roam_floor (&c, "simple:30"), ==, -73);
+  /* A threshold NetworkManager never picks (forced frequent scans):
+   * the floor stays under NetworkManager's highest, -65. */
+  g_assert_cmpint (wf_scan_roam_floor (&c, "simple:5:-10:10"), ==, -68);
+  g_assert_cmpint (wf_scan_roam_floor (&c, "simple:30:-80:300"), ==, -83);
   c.roam_floor_margin_db = 5;
   g_assert_cmpint (wf_scan_roam_floor (&c, "simple:30:-65:300"), ==, -70);
   c.roam_floor_auto = FALSE;
