@@ -408,6 +408,35 @@ class ReportdTest(unittest.TestCase):
         os.close(master)
         os.close(slave)
 
+    def test_ackloss_counters(self):
+        """The ACK-loss counters come from wlanfair-tcpd's status file while
+        that daemon lives, and are absent otherwise (no root needed)."""
+        status = os.path.join(self.tmp, "tcp-status.json")
+        counters = {"acks": 1234, "ack_losses": 7, "halvings": 2, "suppressed_reorder": 1}
+
+        def once():
+            r = run(REPORTD, "--config", self.conf, "--once", "--no-send", "--interval", "0.1",
+                    "-i", "lo", "--textfile-dir", self.prom, "--socket", "none",
+                    "--tcp-status", status, "--machine-id", self.machine_id)
+            return json.loads(r.stdout)
+
+        with open(status, "w") as f:
+            json.dump({"version": 1, "pid": os.getpid(),
+                       "registered": {"ackloss_cubic": counters}}, f)
+        self.assertEqual(once()["ackloss"], {"ackloss_cubic": counters})
+        with open(os.path.join(self.prom, "wlanfair.prom")) as f:
+            self.assertIn('wlanfair_ackloss_events_total{cc="ackloss_cubic",event="halvings"} 2',
+                          f.read())
+        # A status file left by a killed daemon names a dead pid.
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        with open(status, "w") as f:
+            json.dump({"version": 1, "pid": dead.pid,
+                       "registered": {"ackloss_cubic": counters}}, f)
+        self.assertNotIn("ackloss", once())
+        os.unlink(status)
+        self.assertNotIn("ackloss", once())
+
     def test_bad_configuration(self):
         """Unknown keys and bad values: exit 2, naming them (no root needed)."""
         conf = os.path.join(self.tmp, "reportd.conf")
