@@ -339,6 +339,33 @@ class ReportdTest(unittest.TestCase):
         self.wait_log("sending reports to %s:7455 (default gateway)" % gw2)
         self.stop(p)
 
+    def test_default_gateway_ipv6(self):
+        """Only an IPv6 default route (link-local gateway, as routers
+        advertise it): reports go there, scoped to the interface."""
+        net = self.need_root()
+        net.ns(net.server, "ip", "addr", "add", "fe80::2/64", "dev", net.sdev, "nodad")
+        net.ns(net.client, "ip", "addr", "add", "fe80::1/64", "dev", net.cdev, "nodad")
+        net.ns(net.client, "ip", "-6", "route", "add", "default", "via", "fe80::2",
+               "dev", net.cdev)
+        sink = self.udp_sink(net.server, "::", 7455)
+        p = self.reportd("--interval", "0.2", "-i", net.cdev, ns=net.client)
+        d = self.read_datagram(sink)
+        self.assertEqual(d["wlanfair_report"], 1)
+        self.assertEqual(d["interfaces"][0]["name"], net.cdev)
+        self.wait_log("sending reports to [fe80::2%%%s]:7455 (default gateway)" % net.cdev)
+        self.stop(p)
+
+    def test_destination_name(self):
+        """A destination given by name is resolved (asynchronously) and used."""
+        net = self.need_root()
+        sink = self.udp_sink(net.client, "::", 7467)  # dual-stack: 127.0.0.1 or ::1
+        p = self.reportd("--interval", "0.2", "-i", "lo", "--destination", "localhost:7467",
+                         ns=net.client)
+        d = self.read_datagram(sink)
+        self.assertEqual(d["interfaces"][0]["name"], "lo")
+        self.wait_log("sending reports to ")
+        self.stop(p)
+
     def test_unprivileged(self):
         """rtnetlink, sock_diag (other users' sockets too) and route lookups
         with no capability at all, as under DynamicUser=."""
