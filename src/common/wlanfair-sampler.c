@@ -32,6 +32,7 @@ struct _WfSampler {
   WfFlows         *flows;
   WfNl80211       *nl;
   WfScanCount     *scans;
+  GHashTable      *scan_prev;  /* ifindex → WfScanCounts at the last report */
   gint64           nl_next_try_us;
   gboolean         nl_logged;
   GHashTable      *prev;       /* ifindex → Prev */
@@ -83,6 +84,7 @@ wf_sampler_new (const WfSamplerConfig *config, WfSamplerLogFunc log, gpointer lo
          error->message);
   s->flows = wf_flows_new (config->top_n, route_flow, s);
   s->prev = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  s->scan_prev = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   s->missing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   s->ifindexes = g_array_new (FALSE, FALSE, sizeof (int));
   s->names = g_array_new (FALSE, FALSE, sizeof (WfLinkStats));
@@ -98,6 +100,7 @@ wf_sampler_free (WfSampler *s)
   wf_flows_free (s->flows);
   wf_nl80211_free (s->nl);
   g_hash_table_unref (s->prev);
+  g_hash_table_unref (s->scan_prev);
   g_hash_table_unref (s->missing);
   g_array_unref (s->ifindexes);
   g_array_unref (s->names);
@@ -207,6 +210,56 @@ station_json (const WfWifiLink *w)
   return o;
 }
 
+/* "scans": what happened since the previous report (docs/report-protocol.md);
+ * "scans_total": since counting started, for Prometheus and the local
+ * channel only (wf_sampler_strip_local() removes it before sending). */
+static void
+scans_json (WfSampler *s, JsonObject *o, int ifindex)
+{
+  /* Counting runs: nothing seen is a real zero here. */
+  static const WfScanCounts none;
+  const WfScanCounts *c = wf_scancount_get (s->scans, ifindex);
+  WfScanCounts *prev = g_hash_table_lookup (s->scan_prev, GINT_TO_POINTER (ifindex));
+  JsonObject *j = json_object_new ();
+  JsonObject *t = json_object_new ();
+
+  c = c ? c : &none;
+  if (prev == NULL)
+    {
+      prev = g_new0 (WfScanCounts, 1);
+      g_hash_table_insert (s->scan_prev, GINT_TO_POINTER (ifindex), prev);
+    }
+#define DELTA(f) json_object_set_int_member (j, #f, (gint64) (c->f >= prev->f ? c->f - prev->f : c->f))
+  json_object_set_int_member (j, "count", (gint64) (c->count >= prev->count ? c->count - prev->count : c->count));
+  DELTA (duration_ms); DELTA (single_ssid); DELTA (wildcard); DELTA (passive);
+  DELTA (multi_ssid); DELTA (aborted);
+#undef DELTA
+  json_object_set_boolean_member (j, "in_progress", c->in_progress);
+#define TOTAL(f) json_object_set_int_member (t, #f, (gint64) c->f)
+  TOTAL (count); TOTAL (duration_ms); TOTAL (single_ssid); TOTAL (wildcard); TOTAL (passive);
+  TOTAL (multi_ssid); TOTAL (aborted);
+#undef TOTAL
+  json_object_set_object_member (o, "scans", j);
+  json_object_set_object_member (o, "scans_total", t);
+  *prev = *c;
+}
+
+void
+wf_sampler_strip_local (JsonObject *body)
+{
+  JsonNode *ifs = json_object_get_member (body, "interfaces");
+
+  if (ifs == NULL || !JSON_NODE_HOLDS_ARRAY (ifs))
+    return;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (ifs)); i++)
+    {
+      JsonNode *n = json_array_get_element (json_node_get_array (ifs), i);
+
+      if (JSON_NODE_HOLDS_OBJECT (n) && json_object_has_member (json_node_get_object (n), "scans_total"))
+        json_object_remove_member (json_node_get_object (n), "scans_total");
+    }
+}
+
 static JsonObject *
 iface_json (WfSampler *s, const WfLinkStats *st, const WfWifiLink *wifi, gint64 now)
 {
@@ -243,23 +296,7 @@ iface_json (WfSampler *s, const WfLinkStats *st, const WfWifiLink *wifi, gint64 
   if (wifi && wifi->is_station && wifi->connected)
     json_object_set_object_member (o, "station", station_json (wifi));
   if (wifi && s->scans)
-    {
-      /* Counting runs: nothing seen is a real zero here. */
-      static const WfScanCounts none;
-      const WfScanCounts *c = wf_scancount_get (s->scans, st->ifindex);
-      JsonObject *j = json_object_new ();
-
-      c = c ? c : &none;
-      json_object_set_int_member (j, "count", (gint64) c->count);
-      json_object_set_int_member (j, "duration_ms", (gint64) c->duration_ms);
-      json_object_set_int_member (j, "single_ssid", (gint64) c->single_ssid);
-      json_object_set_int_member (j, "wildcard", (gint64) c->wildcard);
-      json_object_set_int_member (j, "passive", (gint64) c->passive);
-      json_object_set_int_member (j, "multi_ssid", (gint64) c->multi_ssid);
-      json_object_set_int_member (j, "aborted", (gint64) c->aborted);
-      json_object_set_boolean_member (j, "in_progress", c->in_progress);
-      json_object_set_object_member (o, "scans", j);
-    }
+    scans_json (s, o, st->ifindex);
   return o;
 }
 
@@ -382,6 +419,7 @@ forget (gpointer key, gpointer value, gpointer data)
     return FALSE;
   say (s, G_LOG_LEVEL_MESSAGE, NULL, "%s (ifindex %d) is gone; its counters and rates "
        "are no longer reported", p->stats.name, GPOINTER_TO_INT (key));
+  g_hash_table_remove (s->scan_prev, key);
   return TRUE;
 }
 

@@ -160,10 +160,6 @@ tick (gpointer data)
   d->samples++;
   if (d->options->once && d->samples < 2)
     return G_SOURCE_CONTINUE; /* rates need a second sample */
-  /* The first sample has no rates yet: a receiver would count a host
-   * without goodput. */
-  if (d->send && d->samples > 1)
-    wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
   write_textfile (d, body, now);
   if (d->channel || d->options->once)
     {
@@ -176,6 +172,13 @@ tick (gpointer data)
         }
       else
         wf_reportd_channel_set (d->channel, text);
+    }
+  /* The first sample has no rates yet: a receiver would count a host
+   * without goodput. */
+  if (d->send && d->samples > 1)
+    {
+      wf_sampler_strip_local (body);
+      wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
     }
   if (d->samples == 1 || d->samples % 60 == 0 || !d->ready)
     notify_status (d, body);
