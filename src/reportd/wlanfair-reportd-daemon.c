@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
@@ -104,8 +105,11 @@ write_textfile (Reportd *d, JsonObject *body, gint64 time_us)
   text = wf_prometheus_render (body, time_us);
   if (!wf_prometheus_write (d->textfile_dir, text, &error))
     {
-      g_autofree char *msg = g_strdup_printf ("Prometheus textfile not written: %s",
-                                              error->message);
+      g_autofree char *msg = g_strdup_printf ("Prometheus textfile not written: %s%s",
+                                              error->message,
+                                              access (d->textfile_dir, W_OK) < 0
+                                              ? " (the directory is not writable by this "
+                                                "user: see wlanfair-reportd(8), OUTPUTS)" : "");
 
       wf_ratelimit_log (d->rl, G_LOG_LEVEL_WARNING, "textfile", msg);
     }
