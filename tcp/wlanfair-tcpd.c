@@ -20,6 +20,7 @@
 #include "wlanfair-error.h"
 #include "wlanfair-number.h"
 #include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-routes.h"
 #include "wlanfair-tcp-sysctl.h"
 #include "wlanfair-tcp-wifi.h"
 
@@ -347,6 +348,24 @@ allowed_list_writable (void)
   return g_access ("/proc/sys/" WF_SYSCTL_ALLOWED_CC, W_OK) == 0;
 }
 
+/* Routes naming our CCs, whoever set them: with the CCs gone they would
+ * name nothing. Warns and carries on (the CCs must go all the same). */
+static gboolean
+clear_routes (GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  guint n = 0;
+
+  if (!wf_tcp_routes_clear_cc (wf_tcp_cc_names, &n, &local))
+    {
+      g_warning ("%s", local->message);
+      if (error && *error == NULL)
+        g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Everything the daemon changed, undone in the safe order: defaults and
  * the allowed list first, then nothing hands the CCs out, then they go. */
 static gboolean
@@ -360,6 +379,8 @@ teardown (Daemon *d)
       g_warning ("restoring sysctls: %s", error->message);
       ok = FALSE;
     }
+  if (d->bpf && !clear_routes (&error))
+    ok = FALSE;
   g_clear_pointer (&d->wifi, wf_tcp_wifi_free);
   if (d->bpf)
     {
@@ -409,8 +430,10 @@ start (Daemon *d, GError **error)
 
   /* What a crashed instance left: first its sysctls, so that no default
    * names a CC, then its registrations. */
-  if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, error) ||
-      !wf_tcp_bpf_cleanup_stale (c->pin_dir, error))
+  if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, error))
+    return FALSE;
+  clear_routes (NULL);
+  if (!wf_tcp_bpf_cleanup_stale (c->pin_dir, error))
     return FALSE;
 
   d->bpf = wf_tcp_bpf_load (&bc, &d->features, error);
@@ -603,8 +626,12 @@ main (int argc, char **argv)
         }
 
       /* ExecStopPost: after a clean stop there is nothing left to do. */
-      if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, &error) ||
-          !wf_tcp_bpf_cleanup_stale (d.config.pin_dir, &error))
+      /* Routes are fixed where they can be; the CCs go in any case. */
+      gboolean ok = wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, &error);
+
+      ok = clear_routes (ok ? &error : NULL) && ok;
+      ok = wf_tcp_bpf_cleanup_stale (d.config.pin_dir, ok ? &error : NULL) && ok;
+      if (!ok)
         {
           g_printerr ("wlanfair-tcpd: %s\n", error->message);
           d.exit_code = 1;

@@ -259,6 +259,37 @@ class TcpdTest(unittest.TestCase):
         for cc in OURS:
             self.assertNotIn(cc, self.available())
 
+    def test_routes_congctl_cleared(self):
+        """No route may name a CC that is gone: stop rewrites them."""
+        net = self.netns()
+
+        def routes():
+            return (net.ns(net.client, "ip", "route", "show", "table", "all").stdout +
+                    net.ns(net.client, "ip", "-6", "route", "show", "table", "all").stdout)
+
+        p = self.tcpd("--scope", "wifi", "--interface", net.cdev, ns=net.client)
+        for add in (["ip", "route", "add", "10.231.7.0/24", "dev", net.cdev, "metric", "50",
+                     "congctl", "ackloss_reno"],
+                    ["ip", "route", "add", "10.231.8.0/24", "dev", net.cdev, "table", "100",
+                     "mtu", "1400", "congctl", "lock", "ackloss_cubic"],
+                    ["ip", "-6", "route", "add", "2001:db8:231::/48", "dev", net.cdev,
+                     "congctl", "ackloss_cubic"],
+                    ["ip", "route", "add", "10.231.9.0/24", "dev", net.cdev, "congctl", "reno"]):
+            net.ns(net.client, *add)
+        self.assertEqual(routes().count("congctl ackloss_"), 1 + 1 + 1, routes())
+        out = self.stop(p)
+        self.assertEqual(out.count("removed its congctl"), 3, out)
+        # Registered again: a route still holding a CC's key would show its
+        # name (the key is a hash of the name).
+        p = self.tcpd("--scope", "wifi", "--interface", net.cdev, ns=net.client)
+        r = routes()
+        self.assertNotIn("ackloss", r)
+        self.assertRegex(r, r"10\.231\.7\.0/24 .*metric 50")
+        self.assertRegex(r, r"10\.231\.8\.0/24 .*table 100 .*mtu 1400")
+        self.assertIn("2001:db8:231::/48", r)
+        self.assertRegex(r, r"10\.231\.9\.0/24 .*congctl reno")  # not ours: untouched
+        self.stop(p)
+
     def test_kill9_system_cleanup(self):
         if not os.access("/proc/sys/net/ipv4/tcp_allowed_congestion_control", os.W_OK):
             self.skipTest("not in the initial network namespace")

@@ -214,3 +214,28 @@ EOF
 
 # iperf_field FILE EXPR: a value from iperf3 -J output (EXPR uses d = JSON).
 iperf_field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+
+# ------------------------------------------------- wpa_supplicant (D-Bus) ----
+# The harness's own view of the station's bgscan, straight from
+# wpa_supplicant (not from the guard): the current network's "bgscan" as
+# wpa_supplicant stores it, one layer of config quotes removed; "<unset>"
+# when the network has none.
+WPAS=fi.w1.wpa_supplicant1
+wpas_if() { busctl --system call $WPAS /fi/w1/wpa_supplicant1 $WPAS GetInterface s "${1:-wlan1}" 2>/dev/null | awk '{gsub(/"/, "", $2); print $2}'; }
+wpas_net() { busctl --system get-property $WPAS "$(wpas_if "${1:-wlan1}")" $WPAS.Interface CurrentNetwork 2>/dev/null | awk '{gsub(/"/, "", $2); print $2}'; }
+bgscan_get() {
+    local net
+    net=$(wpas_net "${1:-wlan1}")
+    case $net in ''|/) echo "<no-network>"; return 1 ;; esac
+    busctl --system --json=short get-property $WPAS "$net" $WPAS.Network Properties 2>/dev/null | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["data"].get("bgscan", {}).get("data")
+if v is None:
+    print("<unset>")
+else:
+    print(v[1:-1] if len(v) >= 2 and v[0] == v[-1] == "\"" else v)'
+}
+# bgscan_set VALUE [IFACE]: what NetworkManager does not offer, and what a
+# forced test setup needs ("simple:5:-10:10": scan every 5 s).
+bgscan_set() { busctl --system set-property $WPAS "$(wpas_net "${2:-wlan1}")" $WPAS.Network Properties 'a{sv}' 1 bgscan s "$1"; }
+signal_dbm() { iw dev wlan1 link 2>/dev/null | awk '/signal:/ {print $2}'; }

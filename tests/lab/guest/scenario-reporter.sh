@@ -1,0 +1,77 @@
+#!/bin/bash
+# guest/scenario-reporter.sh - wlanfair-reportd.service on the station and
+# 'wlanfairctl listen' on the access point's side (netns ap), run INSIDE
+# the VM as lab-scenario-reporter.service.
+#
+# Asserts: the reporter's default destination is the default gateway of
+# the Wi-Fi interface (the AP, from DHCP): reports reach the listener with
+# no destination configured; they carry the station's signal, tx bitrate
+# and MCS (nl80211) and its SSID; during a 20 s iperf3 upload the reported
+# goodput of wlan1 and of the iperf3 flow agree with iperf3's own figures
+# within 5 % over the same seconds; the unit runs with no capabilities as
+# a dynamic user.
+set -u
+. /mnt/host/lab/lib.sh
+lab_begin
+cd "$LAB_SHARE/lab" || exit 1
+RUNIT=wlanfair-reportd.service
+runit_active() { systemctl is-active -q $RUNIT; }
+runit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result $RUNIT | tr '\n' ' '; echo; }
+
+if installed; then fact installed_by_scenario no; else
+    say "install"; fact installed_by_scenario yes
+    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+fi
+if ! ensure_wifi; then
+    fail wifi-station-connected "no NetworkManager-connected hwsim station (see log.txt)"
+    exit 1
+fi
+pass wifi-station-connected
+gw=$(ip -4 route show default dev wlan1 | awk '{print $3; exit}')
+fact wlan1_default_gateway "${gw:-none}"
+check gateway-is-ap "default route via wlan1: '${gw:-none}'" test "$gw" = "$AP_IP"
+
+say "listener in netns ap; reporter service on the station"
+timeout 150 ip netns exec ap wlanfairctl listen --json > "$OUT/listen.jsonl" 2> "$OUT/listen.err" &
+LAB_PIDS+=($!)
+sleep 1
+runit_active && run 60 systemctl restart $RUNIT || run 60 systemctl start $RUNIT
+check reportd-active "$(runit_state)$(journalctl -b --no-pager -u $RUNIT | tail -3 | tr '\n' ' ')" runit_active
+fact reportd_user "$(ps -o user= -p "$(systemctl show -p MainPID --value $RUNIT)" 2>/dev/null)"
+fact reportd_capeff "$(awk '/^CapEff/ {print $2}' /proc/"$(systemctl show -p MainPID --value $RUNIT)"/status 2>/dev/null)"
+check reportd-no-capabilities "CapEff $(awk '/^CapEff/ {print $2}' /proc/"$(systemctl show -p MainPID --value $RUNIT)"/status 2>/dev/null)" \
+    test "$(awk '/^CapEff/ {print $2}' /proc/"$(systemctl show -p MainPID --value $RUNIT)"/status 2>/dev/null)" = 0000000000000000
+got_report() { grep -q '"event":"report"' "$OUT/listen.jsonl"; }
+if wait_until 30 got_report; then pass reports-reach-ap-by-default-gateway
+else fail reports-reach-ap-by-default-gateway "no report in 30 s; listen: $(tail -3 "$OUT/listen.err" | tr '\n' ' '); reportd: $(journalctl -b --no-pager -u $RUNIT | tail -3 | tr '\n' ' ')"; fi
+
+say "iperf3 upload 20 s: station -> AP"
+t0=$(date +%s.%N)
+timeout 80 iperf3 -c $AP_IP -t 20 -J > "$OUT/iperf-up.json" 2>&1
+rc=$?
+check iperf3-ok "iperf3 exit status $rc" test $rc = 0
+sleep 3
+python3 reporter-check.py "$OUT/listen.jsonl" "$OUT/iperf-up.json" "$t0" wlan1 > "$OUT/compare.json"
+cat "$OUT/compare.json"
+val() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/compare.json" "$1" 2>/dev/null; }
+for k in reports wifi_reports signal_dbm tx_mcs tx_bitrate_kbps rx_mcs ssid reports_in_window reported_goodput_mbps reported_flow_goodput_mbps iperf_mbps ratio_iface ratio_flow; do
+    fact "$k" "$(val $k)"
+done
+check report-has-signal "signal_dbm: $(val signal_dbm)" eval '[ "$(val signal_dbm)" != None ] && [ "$(val signal_dbm)" -lt 0 ]'
+check report-has-tx-bitrate "tx_bitrate_kbps: $(val tx_bitrate_kbps)" eval '[ "$(val tx_bitrate_kbps)" != None ] && [ "$(val tx_bitrate_kbps)" -gt 0 ]'
+check report-has-tx-mcs "tx_mcs: $(val tx_mcs) (802.11n AP: HT MCS expected)" eval '[ "$(val tx_mcs)" != None ]'
+check report-has-ssid "ssid: $(val ssid)" test "$(val ssid)" = "$SSID"
+within5() { python3 -c "import sys; r = float(sys.argv[1]); sys.exit(0 if abs(r - 1) <= 0.05 else 1)" "$1" 2>/dev/null; }
+check iface-goodput-within-5pct "wlan1 goodput/iperf3 = $(val ratio_iface) over $(val reports_in_window) reports" within5 "$(val ratio_iface)"
+check flow-goodput-within-5pct "flow goodput/iperf3 = $(val ratio_flow)" within5 "$(val ratio_flow)"
+
+say "wlanfairctl status on the station"
+run 30 wlanfairctl status > "$OUT/status.txt" 2>&1; rc=$?
+cat "$OUT/status.txt"
+check ctl-status-ok "wlanfairctl status exit $rc" test $rc = 0
+run 30 wlanfairctl status --json > "$OUT/status.json" 2>&1
+check ctl-status-json-has-wlan1 "$(head -c 300 "$OUT/status.json")" grep -q '"wlan1"' "$OUT/status.json"
+
+run 60 systemctl stop $RUNIT
+check reportd-stops "$(runit_state)" eval '! runit_active'
+journalctl -b --no-pager -u $RUNIT | tail -10

@@ -1,0 +1,211 @@
+#!/bin/bash
+# guest/scenario-scan.sh - the scan guard (wlanfair-scand.service) with the
+# real NetworkManager, wpa_supplicant and a mac80211_hwsim station, run
+# INSIDE the VM as lab-scenario-scan.service.
+#
+# The harness forces frequent bgscan on the station's current network
+# ("simple:5:-10:10": hwsim's signal is far below -10 dBm, so a scan every
+# 5 s) and observes scans with its own 'iw event -t' (nl80211), never with
+# the guard's counters. It asserts:
+#  - without the guard, scans start while a 60 s download runs;
+#  - with the guard, no scan starts while traffic flows (after a 2 s
+#    reaction allowance), bgscan reads "" from wpa_supplicant, and after
+#    the traffic it is back to exactly the forced value within the hold-off;
+#  - a roam floor above the current signal (set on the live profile with
+#    'wlanfairctl scan set') lifts suppression while traffic flows;
+#  - policy=strict aborts an 'iw dev wlan1 scan trigger' during traffic;
+#  - a per-profile setting written by 'wlanfairctl scan set' is in the
+#    NetworkManager keyfile and survives a NetworkManager restart (mode=off
+#    then leaves bgscan alone during traffic), and the guard survives it;
+#  - kill -9 during suppression, then the restart, restores bgscan; so does
+#    'systemctl stop'.
+# Throughput per 0.5 s inside and outside scan windows, with and without
+# the guard, is recorded as facts (bench/scan-dips repeats this scenario).
+set -u
+. /mnt/host/lab/lib.sh
+lab_begin
+cd "$LAB_SHARE/lab" || exit 1
+
+SUNIT=wlanfair-scand.service
+FORCED=simple:5:-10:10
+TRAFFIC_S=${SCAN_TRAFFIC_S:-60}
+# The guard's default idle hold-off plus emulation slack.
+RESTORE_MAX=${SCAN_RESTORE_MAX:-30}
+sunit_active() { systemctl is-active -q $SUNIT; }
+sunit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result $SUNIT | tr '\n' ' '; echo; }
+journal_scand() { journalctl -b --no-pager -o short-precise -u $SUNIT "$@"; }
+bgscan_is() { [ "$(bgscan_get)" = "$1" ]; }
+
+# ---------------------------------------------------------------- setup ----
+if installed; then fact installed_by_scenario no; else
+    say "install"; fact installed_by_scenario yes
+    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+fi
+if ! ensure_wifi; then
+    fail wifi-station-connected "no NetworkManager-connected hwsim station (see log.txt)"
+    exit 1
+fi
+pass wifi-station-connected
+fact signal_dbm "$(signal_dbm)"
+fact bgscan_set_by_networkmanager "$(bgscan_get)"
+fact scand_unit_state_after_install "$(sunit_state)"
+
+# The harness's scan observer for the whole scenario.
+timeout 1200 iw event -t > "$OUT/iw-events.txt" 2>&1 &
+LAB_PIDS+=($!)
+
+# traffic PHASE SECONDS [SKIP]: download AP -> station for SECONDS while
+# sampling wlan1's counters every 0.5 s; writes dips-PHASE.json.
+traffic() {
+    local phase=$1 secs=$2 skip=${3:-0} rp ta tb rc
+    python3 rate.py wlan1 0.5 $((secs + 6)) > "$OUT/rate-$phase.csv" &
+    rp=$!
+    sleep 1
+    ta=$(date +%s.%N)
+    timeout $((secs + 60)) iperf3 -c $AP_IP -R -t "$secs" -J > "$OUT/iperf-$phase.json" 2>&1
+    rc=$?
+    tb=$(date +%s.%N)
+    wait $rp
+    python3 scan-dips.py --samples "$OUT/rate-$phase.csv" --events "$OUT/iw-events.txt" \
+        --window "$ta,$tb" --skip "$skip" > "$OUT/dips-$phase.json"
+    cat "$OUT/dips-$phase.json"
+    return $rc
+}
+dip() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/dips-$1.json" "$2" 2>/dev/null; }
+# bg_traffic SECONDS: a download in the background; its pid in TPID.
+bg_traffic() { timeout $(($1 + 60)) iperf3 -c $AP_IP -R -t "$1" > "$OUT/iperf-bg.txt" 2>&1 & TPID=$!; LAB_PIDS+=("$TPID"); }
+
+# phase_noguard SUFFIX / phase_guard SUFFIX: scenario phases A and B; check
+# and fact names end in SUFFIX ("" once, "_rN" when repeated).
+phase_noguard() {
+    local r=$1 n k
+    say "A$r. no guard: bgscan $FORCED, ${TRAFFIC_S} s download"
+    sunit_active && run 60 systemctl stop $SUNIT
+    bgscan_set "$FORCED"
+    check "forced-bgscan-set$r" "bgscan reads '$(bgscan_get)'" bgscan_is "$FORCED"
+    traffic "noguard$r" "$TRAFFIC_S"
+    n=$(dip "noguard$r" scans_started_in_traffic)
+    check "scans-seen-without-guard$r" "scans started during traffic: ${n:-?}" test "${n:-0}" -ge 3
+    for k in scans_started_in_traffic mbps_in_scan mbps_outside dip_ratio bins_in_scan; do fact "noguard_$k$r" "$(dip "noguard$r" $k)"; done
+    fact "noguard_iperf_mbps$r" "$(iperf_mbps "noguard$r")"
+}
+phase_guard() {
+    local r=$1 n k poll t_end ta
+    say "B$r. guard: same bgscan, same download"
+    bgscan_set "$FORCED"
+    sunit_active || run 60 systemctl start $SUNIT
+    check "scand-active$r" "$(sunit_state)$(journal_scand | tail -3 | tr '\n' ' ')" sunit_active
+    sleep 3
+    check "bgscan-untouched-while-idle$r" "bgscan reads '$(bgscan_get)'" bgscan_is "$FORCED"
+    # Poll what wpa_supplicant holds, for the reaction time and the check.
+    ( while :; do printf '%s %s\n' "$(date +%s.%N)" "$(bgscan_get)"; sleep 0.25; done ) > "$OUT/bgscan-guard$r.txt" &
+    poll=$!; LAB_PIDS+=("$poll")
+    traffic "guard$r" "$TRAFFIC_S" 2
+    t_end=$(date +%s.%N)
+    n=$(dip "guard$r" scans_started_in_traffic)
+    check "no-scan-during-traffic-with-guard$r" "scans started during traffic: ${n:-?} at $(dip "guard$r" scan_starts_in_traffic) s" test "${n:-1}" = 0
+    check "bgscan-empty-during-traffic$r" "wpa_supplicant never showed an empty bgscan: $(awk '{print $2}' "$OUT/bgscan-guard$r.txt" | sort -u | tr '\n' ' ')" \
+        grep -q ' $' "$OUT/bgscan-guard$r.txt"
+    for k in scans_started_in_traffic mbps_in_scan mbps_outside dip_ratio; do fact "guard_$k$r" "$(dip "guard$r" $k)"; done
+    fact "guard_iperf_mbps$r" "$(iperf_mbps "guard$r")"
+    if wait_until "$RESTORE_MAX" bgscan_is "$FORCED"; then
+        pass "bgscan-restored-exactly-after-idle$r"
+        fact "restore_after_traffic_s$r" "$(python3 -c "import time,sys; print(round(time.time() - float(sys.argv[1]), 1))" "$t_end")"
+    else
+        fail "bgscan-restored-exactly-after-idle$r" "$RESTORE_MAX s after the traffic: '$(bgscan_get)' (want '$FORCED')"
+    fi
+    kill "$poll" 2>/dev/null
+    ta=$(awk 'NR==1 {print $1}' "$OUT/bgscan-guard$r.txt")
+    fact "reaction_first_empty_bgscan_s$r" "$(awk -v t0="$ta" '$2 == "" {printf "%.2f", $1 - t0; exit}' "$OUT/bgscan-guard$r.txt")"
+}
+iperf_mbps() { iperf_field "$OUT/iperf-$1.json" "'%.2f' % (d['end']['sum_received']['bits_per_second'] / 1e6)"; }
+
+# bench/scan-dips: phases A and B only, SCAN_REPS times.
+if [ "${SCAN_PHASES:-all}" = dips ]; then
+    for ((rep = 1; rep <= ${SCAN_REPS:-3}; rep++)); do
+        phase_noguard "_r$rep"
+        phase_guard "_r$rep"
+    done
+    sunit_active && run 60 systemctl stop $SUNIT
+    exit 0
+fi
+
+phase_noguard ""
+phase_guard ""
+t_end=$(date +%s.%N)
+run 20 wlanfairctl scan status > "$OUT/scan-status-idle.txt" 2>&1; cat "$OUT/scan-status-idle.txt"
+
+# ---------------------------------------------------- C. the roam floor ----
+say "C. roam floor above the signal ($(signal_dbm) dBm) lifts suppression"
+bg_traffic 40
+if wait_until 10 bgscan_is ""; then pass suppressed-before-roam-floor
+else fail suppressed-before-roam-floor "bgscan '$(bgscan_get)' 10 s into traffic"; fi
+# hwsim reports -30 dBm; -20 is the highest floor the guard accepts.
+floor=-20
+run 20 wlanfairctl scan set lab roam-floor "$floor"
+if wait_until 10 bgscan_is "$FORCED"; then pass roam-floor-lifts-suppression
+else fail roam-floor-lifts-suppression "roam floor $floor dBm, signal $(signal_dbm): bgscan '$(bgscan_get)'"; fi
+journal_scand --since "-30s" | grep -i roam | tail -3
+run 20 wlanfairctl scan unset lab roam-floor
+if wait_until 10 bgscan_is ""; then pass suppressed-again-without-floor
+else fail suppressed-again-without-floor "bgscan '$(bgscan_get)'"; fi
+
+# -------------------------------------------------------- D. strict ----
+say "D. policy=strict aborts a scan triggered during traffic"
+run 20 wlanfairctl scan set lab policy strict
+sleep 2
+t_trig=$(date +%s.%N)
+run 20 iw dev wlan1 scan trigger
+sleep 8
+aborted=$(awk -v t="$t_trig" -F: '$1 >= t && /wlan1 .*scan aborted/' "$OUT/iw-events.txt" | head -1)
+check strict-aborts-triggered-scan "iw events since the trigger: $(awk -v t="$t_trig" -F: '$1 >= t' "$OUT/iw-events.txt" | tr '\n' ' ')" test -n "$aborted"
+run 20 wlanfairctl scan unset lab policy
+wait $TPID 2>/dev/null
+
+# ---------------------------- E. per-profile mode, NetworkManager restart ----
+say "E. wlanfairctl scan set lab mode off; NetworkManager restart"
+run 20 wlanfairctl scan set lab mode off
+keyfile=$(grep -l "^id=lab$" /etc/NetworkManager/system-connections/* 2>/dev/null | head -1)
+cp "$keyfile" "$OUT/lab.nmconnection" 2>/dev/null
+check profile-keyfile-has-user-data "keyfile ${keyfile:-?}: $(grep -A3 '^\[user\]' "$keyfile" 2>/dev/null | tr '\n' ' ')" \
+    grep -qx 'wlanfair.scan.mode=off' "$keyfile"
+run 60 systemctl restart NetworkManager
+wait_until 60 sta_connected
+check station-reconnected-after-nm-restart "$(iw dev wlan1 link | head -2 | tr '\n' ' ')" sta_connected
+check scand-survives-nm-restart "$(sunit_state)" sunit_active
+got=$(timeout 20 wlanfairctl scan get lab mode 2>&1)
+check profile-setting-survives-nm-restart "scan get lab mode: $got" test "$got" = off
+bgscan_set "$FORCED"
+bg_traffic 15
+sleep 8
+check mode-off-leaves-bgscan "mode off, during traffic: bgscan '$(bgscan_get)'" bgscan_is "$FORCED"
+wait $TPID 2>/dev/null
+run 20 wlanfairctl scan unset lab mode
+
+# ------------------------------------------------------- F. kill -9 ----
+say "F. kill -9 during suppression, restart restores"
+bgscan_set "$FORCED"
+bg_traffic 30
+if wait_until 10 bgscan_is ""; then pass suppressed-before-kill
+else fail suppressed-before-kill "bgscan '$(bgscan_get)'"; fi
+run 20 systemctl kill -s KILL $SUNIT
+kill "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null
+sleep 1
+fact bgscan_right_after_kill "'$(bgscan_get)'"
+# Restart=on-failure brings it back; start it if this systemd did not.
+wait_until 20 sunit_active || run 60 systemctl start $SUNIT
+if wait_until 20 bgscan_is "$FORCED"; then pass kill9-restart-restores-bgscan
+else fail kill9-restart-restores-bgscan "after restart: bgscan '$(bgscan_get)', $(sunit_state)"; fi
+journal_scand | tail -8
+
+# --------------------------------------------------------- G. stop ----
+say "G. systemctl stop during suppression restores"
+bg_traffic 30
+if wait_until 10 bgscan_is ""; then pass suppressed-before-stop
+else fail suppressed-before-stop "bgscan '$(bgscan_get)'"; fi
+run 60 systemctl stop $SUNIT
+check stop-restores-bgscan "after stop: bgscan '$(bgscan_get)'" bgscan_is "$FORCED"
+kill "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null
+check station-never-disconnected "$(journalctl -b --no-pager -u NetworkManager | grep -c 'state change: activated -> ') activated->X transitions besides the NM restart" \
+    test "$(journalctl -b --no-pager -u NetworkManager -u wpa_supplicant --since "@${t_end%.*}" | grep -c 'CTRL-EVENT-DISCONNECTED')" -le 1
+journal_scand | tail -5
