@@ -161,6 +161,20 @@ ensure_nl80211 (WfSampler *s, gint64 now)
 
 /* ---- JSON ------------------------------------------------------------- */
 
+/* Rates in whole bit/s and packets/s (a "number" in
+ * docs/report-protocol.md may be an integer): a double is written with
+ * 17 significant digits, "29812345.678901234" for 29812346, about 10
+ * bytes more per rate for a precision no measurement here has; with ~4
+ * rates per flow that is what decides how many flows fit a datagram. */
+static void
+set_rate_member (JsonObject *o, const char *name, double v)
+{
+  if (v >= 0 && v < 9e15)
+    json_object_set_int_member (o, name, (gint64) llround (v));
+  else
+    json_object_set_double_member (o, name, v);
+}
+
 static void
 set_rate (JsonObject *o, const char *name, const WfWifiRate *r)
 {
@@ -283,15 +297,15 @@ iface_json (WfSampler *s, const WfLinkStats *st, const WfWifiLink *wifi, gint64 
       WfLinkRates r;
 
       wf_linkstats_rates (&p->stats, st, (now - p->when_us) / 1e6, &r);
-      json_object_set_double_member (o, "rx_bps", r.rx_bytes * 8);
-      json_object_set_double_member (o, "tx_bps", r.tx_bytes * 8);
-      json_object_set_double_member (o, "rx_pps", r.rx_packets);
-      json_object_set_double_member (o, "tx_pps", r.tx_packets);
+      set_rate_member (o, "rx_bps", r.rx_bytes * 8);
+      set_rate_member (o, "tx_bps", r.tx_bytes * 8);
+      set_rate_member (o, "rx_pps", r.rx_packets);
+      set_rate_member (o, "tx_pps", r.tx_packets);
     }
   if (wf_flows_iface_goodput (s->flows, st->ifindex, &gtx, &grx))
     {
-      json_object_set_double_member (o, "goodput_rx_bps", grx);
-      json_object_set_double_member (o, "goodput_tx_bps", gtx);
+      set_rate_member (o, "goodput_rx_bps", grx);
+      set_rate_member (o, "goodput_tx_bps", gtx);
     }
   if (wifi && wifi->is_station && wifi->connected)
     json_object_set_object_member (o, "station", station_json (wifi));
@@ -347,15 +361,15 @@ flow_json (WfSampler *s, const WfFlow *f)
     }
   if (f->has_goodput)
     {
-      json_object_set_double_member (o, "goodput_tx_bps", f->goodput_tx_bps);
-      json_object_set_double_member (o, "goodput_rx_bps", f->goodput_rx_bps);
+      set_rate_member (o, "goodput_tx_bps", f->goodput_tx_bps);
+      set_rate_member (o, "goodput_rx_bps", f->goodput_rx_bps);
     }
   if (f->sock.have_info && i->have_rates)
     {
-      json_object_set_double_member (o, "delivery_rate_bps", i->delivery_rate * 8.0);
+      set_rate_member (o, "delivery_rate_bps", i->delivery_rate * 8.0);
       /* ~0: no pacing limit. */
       if (i->pacing_rate != G_MAXUINT64)
-        json_object_set_double_member (o, "pacing_rate_bps", i->pacing_rate * 8.0);
+        set_rate_member (o, "pacing_rate_bps", i->pacing_rate * 8.0);
     }
   return o;
 }
@@ -484,8 +498,10 @@ wf_sampler_sample (WfSampler *s)
       any_wifi = wifi && wifi->len > 0;
     }
 
-  /* Flows before the interfaces: these carry the goodput sums. */
-  if (!wf_flows_sample (s->flows, now, &error))
+  /* Flows before the interfaces: these carry the goodput sums. Their own
+   * time stamp: the nl80211 requests above take a varying time (tens of
+   * ms under emulation), which would otherwise land in the goodput. */
+  if (!wf_flows_sample (s->flows, g_get_monotonic_time (), &error))
     {
       say (s, G_LOG_LEVEL_WARNING, "sockdiag", "TCP flows unavailable: %s", error->message);
       g_clear_error (&error);

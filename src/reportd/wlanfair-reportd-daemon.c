@@ -248,13 +248,15 @@ setup (Reportd *d, GError **error)
       if (key_file && (key = wf_report_load_key (key_file, error)) == NULL)
         return FALSE;
       d->sender = wf_report_sender_new (host_id, key);
+      wf_report_sender_set_target_size (d->sender, c->max_datagram);
       if (c->hostname && !wf_report_sender_set_hostname (d->sender, g_get_host_name ()))
         g_message ("host name '%s' is not usable in reports (control characters or too "
                    "long): reports carry none", g_get_host_name ());
       d->send = wf_reportd_send_new (d->sender, c->destination, c->port, d->rl);
-      g_message ("host id %s, reports %s, destination %s", host_id,
+      g_message ("host id %s, reports %s, destination %s, datagrams up to %u bytes "
+                 "(lowest-goodput flows left out above)", host_id,
                  key ? "signed (HMAC-SHA256)" : "unsigned (no key)",
-                 c->destination ? c->destination : "the default gateway");
+                 c->destination ? c->destination : "the default gateway", c->max_datagram);
     }
   else
     g_message ("not sending reports (--no-send / send=no)");
