@@ -622,6 +622,22 @@ wf_nl80211_dump (WfNl80211 *nl, GArray *out_links, GError **error)
   for (guint i = first; i < out_links->len; i++)
     if (!fill_station (nl, &g_array_index (out_links, WfWifiLink, i), error))
       return FALSE;
+  /* Interfaces that are gone take their cached SSID with them. */
+  {
+    GHashTableIter it;
+    gpointer key;
+
+    g_hash_table_iter_init (&it, nl->ssids->by_ifindex);
+    while (g_hash_table_iter_next (&it, &key, NULL))
+      {
+        gboolean present = FALSE;
+
+        for (guint i = first; i < out_links->len && !present; i++)
+          present = g_array_index (out_links, WfWifiLink, i).ifindex == GPOINTER_TO_INT (key);
+        if (!present)
+          g_hash_table_iter_remove (&it);
+      }
+  }
   return TRUE;
 }
 

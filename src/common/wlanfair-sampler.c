@@ -499,8 +499,8 @@ wf_sampler_sample (WfSampler *s)
     }
 
   /* Flows before the interfaces: these carry the goodput sums. Their own
-   * time stamp: the nl80211 requests above take a varying time (tens of
-   * ms under emulation), which would otherwise land in the goodput. */
+   * time stamp: the nl80211 requests above take a varying time (more so
+   * under emulation), which would otherwise land in the goodput. */
   if (!wf_flows_sample (s->flows, g_get_monotonic_time (), &error))
     {
       say (s, G_LOG_LEVEL_WARNING, "sockdiag", "TCP flows unavailable: %s", error->message);
