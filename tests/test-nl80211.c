@@ -279,6 +279,219 @@ test_station_missing_and_truncated (void)
   nlmsg_free (msg);
 }
 
+/* A GET_SCAN dump entry as nl80211_send_bss lays it out: IFINDEX, BSS {
+ * BSSID, FREQUENCY, INFORMATION_ELEMENTS, [BEACON_IES], [STATUS] }. */
+static struct nl_msg *
+bss_msg (const guint8 *bssid, const guint8 *ies, gsize ies_len,
+         const guint8 *beacon_ies, gsize beacon_len, int status)
+{
+  struct nl_msg *msg = new_msg (NL80211_CMD_NEW_SCAN_RESULTS);
+  struct nlattr *bss;
+
+  nla_put_u32 (msg, NL80211_ATTR_IFINDEX, 3);
+  bss = nla_nest_start (msg, NL80211_ATTR_BSS);
+  nla_put (msg, NL80211_BSS_BSSID, 6, bssid);
+  nla_put_u32 (msg, NL80211_BSS_FREQUENCY, 2412);
+  if (ies)
+    nla_put (msg, NL80211_BSS_INFORMATION_ELEMENTS, (int) ies_len, ies);
+  if (beacon_ies)
+    nla_put (msg, NL80211_BSS_BEACON_IES, (int) beacon_len, beacon_ies);
+  if (status >= 0)
+    nla_put_u32 (msg, NL80211_BSS_STATUS, (guint32) status);
+  nla_nest_end (msg, bss);
+  return msg;
+}
+
+/* What hostapd sends in the lab (802.11n, WPA2): SSID, rates, DS
+ * parameter set, RSN, HT capabilities (abridged). */
+static const guint8 lab_ies[] = {
+  0x00, 0x0c, 'w', 'l', 'a', 'n', 'f', 'a', 'i', 'r', '-', 'l', 'a', 'b',
+  0x01, 0x08, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24,
+  0x03, 0x01, 0x01,
+  0x30, 0x14, 0x01, 0x00, 0x00, 0x0f, 0xac, 0x04, 0x01, 0x00, 0x00, 0x0f, 0xac, 0x04,
+  0x01, 0x00, 0x00, 0x0f, 0xac, 0x02, 0x00, 0x00,
+  0x2d, 0x1a, 0x2c, 0x01, 0x03, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+};
+
+static void
+test_bss_associated (void)
+{
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+  struct nl_msg *msg = bss_msg (ap_mac, lab_ies, sizeof lab_ies, NULL, 0,
+                                NL80211_BSS_STATUS_ASSOCIATED);
+  WfWifiBss bss;
+  char text[18];
+
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_true (bss.has_bssid);
+  wf_nl80211_format_bssid (bss.bssid, text);
+  g_assert_cmpstr (text, ==, "02:00:00:00:01:00");
+  g_assert_true (bss.associated);
+  g_assert_true (bss.has_ssid);
+  g_assert_false (bss.ssid_hidden);
+  g_assert_cmpstr (bss.ssid, ==, "wlanfair-lab");
+  nlmsg_free (msg);
+
+  /* Another BSS of the scan: authenticated only, or no status at all. */
+  msg = bss_msg (ap_mac, lab_ies, sizeof lab_ies, NULL, 0, NL80211_BSS_STATUS_AUTHENTICATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_false (bss.associated);
+  g_assert_cmpstr (bss.ssid, ==, "wlanfair-lab");
+  nlmsg_free (msg);
+  msg = bss_msg (ap_mac, lab_ies, sizeof lab_ies, NULL, 0, -1);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_false (bss.associated);
+  nlmsg_free (msg);
+
+  /* No BSS attribute: not a scan entry. */
+  msg = new_msg (NL80211_CMD_NEW_SCAN_RESULTS);
+  nla_put_u32 (msg, NL80211_ATTR_IFINDEX, 3);
+  parse (msg, tb);
+  g_assert_false (wf_nl80211_parse_bss (tb, &bss));
+  nlmsg_free (msg);
+}
+
+static void
+test_bss_truncated_ies (void)
+{
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+  /* Rates, then an SSID element claiming 11 bytes with 4 left. */
+  static const guint8 cut_ssid[] = { 0x01, 0x02, 0x82, 0x84, 0x00, 0x0b, 'w', 'l', 'a', 'n' };
+  /* A long element before the SSID runs past the end. */
+  static const guint8 cut_before[] = { 0xdd, 0x40, 0x00, 0x50, 0xf2, 0x00, 0x0b, 'x' };
+  /* One byte: not even an element header. */
+  static const guint8 one[] = { 0x00 };
+  /* An "SSID" of 33 bytes is no SSID. */
+  guint8 too_long[2 + 33];
+  const guint8 *ssid = NULL;
+  gsize len = 99;
+  struct nl_msg *msg;
+  WfWifiBss bss;
+
+  g_assert_false (wf_nl80211_ie_ssid (cut_ssid, sizeof cut_ssid, &ssid, &len));
+  g_assert_false (wf_nl80211_ie_ssid (cut_before, sizeof cut_before, &ssid, &len));
+  g_assert_false (wf_nl80211_ie_ssid (one, sizeof one, &ssid, &len));
+  g_assert_false (wf_nl80211_ie_ssid (NULL, 0, &ssid, &len));
+  too_long[0] = 0;
+  too_long[1] = 33;
+  memset (too_long + 2, 'a', 33);
+  g_assert_false (wf_nl80211_ie_ssid (too_long, sizeof too_long, &ssid, &len));
+  g_assert_null (ssid);
+  g_assert_cmpuint (len, ==, 99);
+
+  /* The full lab elements cut in the middle of the SSID: no SSID. Cut
+   * after it (inside the rates): the SSID is whole and found. */
+  for (gsize cut = 0; cut < sizeof lab_ies; cut++)
+    {
+      gboolean found = wf_nl80211_ie_ssid (lab_ies, cut, &ssid, &len);
+
+      g_assert_cmpint (found, ==, cut >= 14);
+      if (found)
+        g_assert_true (len == 12 && memcmp (ssid, "wlanfair-lab", 12) == 0);
+    }
+
+  /* In a message: truncated probe-response elements, whole beacon ones. */
+  msg = bss_msg (ap_mac, cut_ssid, sizeof cut_ssid, lab_ies, sizeof lab_ies,
+                 NL80211_BSS_STATUS_ASSOCIATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_true (bss.has_ssid);
+  g_assert_cmpstr (bss.ssid, ==, "wlanfair-lab");
+  nlmsg_free (msg);
+
+  /* Both truncated: associated, but no SSID to report. */
+  msg = bss_msg (ap_mac, cut_ssid, sizeof cut_ssid, cut_before, sizeof cut_before,
+                 NL80211_BSS_STATUS_ASSOCIATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_true (bss.associated);
+  g_assert_false (bss.has_ssid);
+  g_assert_cmpstr (bss.ssid, ==, "");
+  nlmsg_free (msg);
+}
+
+static void
+test_bss_no_ssid_and_hidden (void)
+{
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+  /* Well-formed elements without an SSID element. */
+  static const guint8 no_ssid[] = { 0x01, 0x02, 0x82, 0x84, 0x03, 0x01, 0x06 };
+  /* Hidden: an empty SSID, or as many zero bytes as the real one has. */
+  static const guint8 hidden_empty[] = { 0x00, 0x00, 0x01, 0x02, 0x82, 0x84 };
+  static const guint8 hidden_zeros[] = { 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x03, 0x01, 0x06 };
+  static const guint8 beacon[] = { 0x00, 0x04, 'b', 'e', 'a', 'c' };
+  struct nl_msg *msg;
+  WfWifiBss bss;
+
+  msg = bss_msg (ap_mac, no_ssid, sizeof no_ssid, NULL, 0, NL80211_BSS_STATUS_ASSOCIATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_false (bss.has_ssid);
+  g_assert_cmpstr (bss.ssid, ==, "");
+  nlmsg_free (msg);
+
+  /* The beacon's elements only stand in for missing ones. */
+  msg = bss_msg (ap_mac, no_ssid, sizeof no_ssid, beacon, sizeof beacon, NL80211_BSS_STATUS_ASSOCIATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_cmpstr (bss.ssid, ==, "beac");
+  nlmsg_free (msg);
+  msg = bss_msg (ap_mac, lab_ies, sizeof lab_ies, beacon, sizeof beacon, NL80211_BSS_STATUS_ASSOCIATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_cmpstr (bss.ssid, ==, "wlanfair-lab");
+  nlmsg_free (msg);
+
+  msg = bss_msg (ap_mac, hidden_empty, sizeof hidden_empty, NULL, 0, NL80211_BSS_STATUS_ASSOCIATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_true (bss.has_ssid);
+  g_assert_true (bss.ssid_hidden);
+  g_assert_cmpstr (bss.ssid, ==, "");
+  nlmsg_free (msg);
+
+  msg = bss_msg (ap_mac, hidden_zeros, sizeof hidden_zeros, NULL, 0, NL80211_BSS_STATUS_ASSOCIATED);
+  parse (msg, tb);
+  g_assert_true (wf_nl80211_parse_bss (tb, &bss));
+  g_assert_true (bss.has_ssid && bss.ssid_hidden);
+  g_assert_cmpstr (bss.ssid, ==, "");
+  nlmsg_free (msg);
+}
+
+static void
+test_ssid_cache (void)
+{
+  WfSsidCache *c = wf_ssid_cache_new ();
+  const guint8 other[6] = { 0x02, 0x00, 0x00, 0x00, 0x02, 0x00 };
+  const char *ssid = NULL;
+  gint64 t = 1000 * (gint64) G_USEC_PER_SEC;
+
+  g_assert_false (wf_ssid_cache_lookup (c, 3, ap_mac, t, &ssid));
+  wf_ssid_cache_store (c, 3, ap_mac, "wlanfair-lab", t);
+  /* A found SSID holds for as long as the BSSID does. */
+  g_assert_true (wf_ssid_cache_lookup (c, 3, ap_mac, t + 3600 * (gint64) G_USEC_PER_SEC, &ssid));
+  g_assert_cmpstr (ssid, ==, "wlanfair-lab");
+  g_assert_false (wf_ssid_cache_lookup (c, 4, ap_mac, t, &ssid));
+  /* Roamed: a new BSSID is a miss, then replaces the entry. */
+  g_assert_false (wf_ssid_cache_lookup (c, 3, other, t, &ssid));
+  wf_ssid_cache_store (c, 3, other, NULL, t);
+  g_assert_true (wf_ssid_cache_lookup (c, 3, other, t + 1, &ssid));
+  g_assert_cmpstr (ssid, ==, "");
+  g_assert_false (wf_ssid_cache_lookup (c, 3, ap_mac, t + 1, &ssid));
+  /* A miss is asked again after the retry time. */
+  g_assert_true (wf_ssid_cache_lookup (c, 3, other, t + WF_SSID_CACHE_RETRY_US - 1, &ssid));
+  g_assert_false (wf_ssid_cache_lookup (c, 3, other, t + WF_SSID_CACHE_RETRY_US, &ssid));
+  /* Disassociated: forgotten, so that the same BSSID is looked up anew. */
+  wf_ssid_cache_store (c, 3, ap_mac, "wlanfair-lab", t);
+  wf_ssid_cache_forget (c, 3);
+  g_assert_false (wf_ssid_cache_lookup (c, 3, ap_mac, t, &ssid));
+  wf_ssid_cache_free (c);
+}
+
 /* On this kernel there may be no cfg80211: the error must say so. */
 static void
 test_family (void)
@@ -313,6 +526,10 @@ main (int argc, char **argv)
   g_test_add_func ("/reporter/nl80211/station-ht-legacy", test_station_ht_legacy);
   g_test_add_func ("/reporter/nl80211/station-vht-he-eht", test_station_vht_he_eht);
   g_test_add_func ("/reporter/nl80211/station-missing-truncated", test_station_missing_and_truncated);
+  g_test_add_func ("/reporter/nl80211/bss-associated", test_bss_associated);
+  g_test_add_func ("/reporter/nl80211/bss-truncated-ies", test_bss_truncated_ies);
+  g_test_add_func ("/reporter/nl80211/bss-no-ssid-hidden", test_bss_no_ssid_and_hidden);
+  g_test_add_func ("/reporter/nl80211/ssid-cache", test_ssid_cache);
   g_test_add_func ("/reporter/nl80211/family", test_family);
   return g_test_run ();
 }

@@ -14,7 +14,8 @@ static const char body_json[] =
   "\"signal_dbm\":-45,\"signal_avg_dbm\":-46,"
   "\"tx_rate\":{\"bitrate_kbps\":144400,\"mcs\":15,\"nss\":2,\"width_mhz\":20,\"gi\":\"0.4\",\"mode\":\"ht\"},"
   "\"tx_retries\":7,\"beacon_loss\":0},"
-  "\"scans\":{\"count\":3,\"duration_ms\":2500,\"single_ssid\":1,\"wildcard\":2,\"passive\":0,\"in_progress\":false}},"
+  "\"scans\":{\"count\":1,\"duration_ms\":100,\"single_ssid\":0,\"wildcard\":1,\"passive\":0,\"in_progress\":true},"
+  "\"scans_total\":{\"count\":3,\"duration_ms\":2500,\"single_ssid\":1,\"wildcard\":2,\"passive\":0,\"aborted\":1}},"
   "{\"name\":\"eth0\",\"ifindex\":2,\"wifi\":false,\"up\":false}],"
   "\"flows_total\":12,"
   "\"flows\":[{\"src\":\"192.0.2.1:5201\",\"dst\":\"[2001:db8::1]:443\",\"iface\":\"wlan0\","
@@ -63,6 +64,8 @@ test_render (void)
   HAS ("wlanfair_interface_up{device=\"eth0\"} 0");
   HAS ("wlanfair_scans_total{device=\"wlan0\",kind=\"wildcard\"} 2");
   HAS ("wlanfair_scan_duration_seconds_total{device=\"wlan0\"} 2.5");
+  HAS ("wlanfair_scans_aborted_total{device=\"wlan0\"} 1");
+  HAS ("wlanfair_scan_in_progress{device=\"wlan0\"} 1");
   HAS ("wlanfair_tcp_flows 12");
   HAS ("wlanfair_flow_goodput_bits_per_second{src=\"192.0.2.1:5201\",dst=\"[2001:db8::1]:443\",device=\"wlan0\",direction=\"transmit\"} 1000000");
   HAS ("wlanfair_flow_rtt_seconds{src=\"192.0.2.1:5201\",dst=\"[2001:db8::1]:443\",device=\"wlan0\"} 0.0025");

@@ -163,7 +163,9 @@ static void
 render_station (JsonObject *i, guint width, GString *out)
 {
   JsonObject *sta = obj (i, "station");
-  JsonObject *scans = obj (i, "scans");
+  JsonObject *now = obj (i, "scans");
+  /* The daemon's running totals when it has them, else this interval's. */
+  JsonObject *scans = obj (i, "scans_total") ? obj (i, "scans_total") : now;
   g_autoptr(GString) s = g_string_new (NULL);
   double v, a;
 
@@ -211,9 +213,9 @@ render_station (JsonObject *i, guint width, GString *out)
       num (scans, "wildcard", &w);
       num (scans, "passive", &p);
       num (scans, "duration_ms", &d);
-      line (out, width, "  scans %.0f (single-SSID %.0f, wildcard %.0f, passive %.0f), %.0f ms%s",
-            c, ss, w, p, d,
-            json_object_get_boolean_member_with_default (scans, "in_progress", FALSE)
+      line (out, width, "  scans%s %.0f (single-SSID %.0f, wildcard %.0f, passive %.0f), %.0f ms%s",
+            scans == now ? " this interval" : " since the daemon started", c, ss, w, p, d,
+            now && json_object_get_boolean_member_with_default (now, "in_progress", FALSE)
             ? ", scanning now" : "");
     }
 }
@@ -279,7 +281,7 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
     {
       JsonObject *o = json_array_get_object_element (ifs, i);
 
-      if (o && (json_object_get_boolean_member_with_default (o, "wifi", FALSE) || obj (o, "scans")))
+      if (o && json_object_get_boolean_member_with_default (o, "wifi", FALSE))
         {
           line (out, width, "%s", "");
           render_station (o, width, out);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The Wi-Fi link from nl80211 (libnl-genl): interface type, SSID,
  * channel, and the station entry of the BSS (signal, rates, retries).
- * GET_INTERFACE and GET_STATION carry no GENL_ADMIN_PERM flag in the
- * kernel's nl80211 ops, so this needs no capability. */
+ * GET_INTERFACE, GET_STATION and GET_SCAN carry no GENL_ADMIN_PERM flag in
+ * the kernel's nl80211 ops, so this needs no capability. */
 #include "wlanfair-nl80211.h"
 
 #include <errno.h>
@@ -28,6 +28,8 @@ enum {
 struct _WfNl80211 {
   struct nl_sock *sk;
   int             family;
+  WfSsidCache    *ssids;
+  char           *ssid_error;  /* the last GET_SCAN failure, said once */
 };
 
 typedef struct {
@@ -36,7 +38,20 @@ typedef struct {
   gboolean    got;
   WfWifiStation *sta;
   guint8      *mac;
+  const guint8 *want_bssid; /* GET_SCAN: the station's BSSID */
+  WfWifiBss   *bss;         /* GET_SCAN: the best match so far */
+  int          bss_score;
 } Reply;
+
+typedef struct {
+  guint8 bssid[6];
+  char   ssid[32 * 4 + 1];   /* "": a miss */
+  gint64 stored_us;
+} SsidEntry;
+
+struct _WfSsidCache {
+  GHashTable *by_ifindex;    /* ifindex → SsidEntry */
+};
 
 static gboolean
 get_u32 (struct nlattr *a, guint32 *out)
@@ -268,6 +283,131 @@ wf_nl80211_parse_station (struct nlattr **tb, WfWifiStation *out, guint8 mac_out
   return TRUE;
 }
 
+gboolean
+wf_nl80211_ie_ssid (const guint8 *ies, gsize len, const guint8 **ssid, gsize *ssid_len)
+{
+  gsize pos = 0;
+
+  /* Elements are id (1), length (1), body: every step checks that the
+   * header and then the body fit in what is left. */
+  while (ies != NULL && len - pos >= 2)
+    {
+      guint8 id = ies[pos];
+      gsize elen = ies[pos + 1];
+
+      if (elen > len - pos - 2)
+        return FALSE;
+      if (id == 0)
+        {
+          if (elen > 32)
+            return FALSE;
+          *ssid = ies + pos + 2;
+          *ssid_len = elen;
+          return TRUE;
+        }
+      pos += 2 + elen;
+    }
+  return FALSE;
+}
+
+gboolean
+wf_nl80211_parse_bss (struct nlattr **tb, WfWifiBss *out)
+{
+  struct nlattr *bb[NL80211_BSS_MAX + 1];
+  const guint8 *ssid = NULL;
+  gsize ssid_len = 0;
+  gboolean found = FALSE;
+  guint32 status;
+
+  memset (out, 0, sizeof *out);
+  if (tb[NL80211_ATTR_BSS] == NULL ||
+      nla_parse_nested (bb, NL80211_BSS_MAX, tb[NL80211_ATTR_BSS], NULL) < 0)
+    return FALSE;
+  if (bb[NL80211_BSS_BSSID] && nla_len (bb[NL80211_BSS_BSSID]) >= 6)
+    {
+      memcpy (out->bssid, nla_data (bb[NL80211_BSS_BSSID]), 6);
+      out->has_bssid = TRUE;
+    }
+  if (get_u32 (bb[NL80211_BSS_STATUS], &status))
+    out->associated = status == NL80211_BSS_STATUS_ASSOCIATED;
+  /* The probe response's (or latest) elements first; the beacon's only
+   * when those have no SSID element. */
+  if (bb[NL80211_BSS_INFORMATION_ELEMENTS])
+    found = wf_nl80211_ie_ssid (nla_data (bb[NL80211_BSS_INFORMATION_ELEMENTS]),
+                                (gsize) nla_len (bb[NL80211_BSS_INFORMATION_ELEMENTS]),
+                                &ssid, &ssid_len);
+  if (!found && bb[NL80211_BSS_BEACON_IES])
+    found = wf_nl80211_ie_ssid (nla_data (bb[NL80211_BSS_BEACON_IES]),
+                                (gsize) nla_len (bb[NL80211_BSS_BEACON_IES]),
+                                &ssid, &ssid_len);
+  if (found)
+    {
+      out->has_ssid = TRUE;
+      /* A hidden network sends an empty SSID or one of zero bytes. */
+      out->ssid_hidden = TRUE;
+      for (gsize i = 0; i < ssid_len; i++)
+        if (ssid[i] != 0)
+          out->ssid_hidden = FALSE;
+      if (!out->ssid_hidden)
+        format_ssid (ssid, (int) ssid_len, out->ssid, sizeof out->ssid);
+    }
+  return TRUE;
+}
+
+/* ---- SSID cache ------------------------------------------------------ */
+
+WfSsidCache *
+wf_ssid_cache_new (void)
+{
+  WfSsidCache *c = g_new0 (WfSsidCache, 1);
+
+  c->by_ifindex = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  return c;
+}
+
+void
+wf_ssid_cache_free (WfSsidCache *c)
+{
+  if (c == NULL)
+    return;
+  g_hash_table_unref (c->by_ifindex);
+  g_free (c);
+}
+
+gboolean
+wf_ssid_cache_lookup (WfSsidCache *c, int ifindex, const guint8 *bssid, gint64 now_us,
+                      const char **ssid)
+{
+  SsidEntry *e = g_hash_table_lookup (c->by_ifindex, GINT_TO_POINTER (ifindex));
+
+  if (e == NULL || memcmp (e->bssid, bssid, 6) != 0)
+    return FALSE;
+  if (e->ssid[0] == '\0' && now_us - e->stored_us >= WF_SSID_CACHE_RETRY_US)
+    return FALSE;
+  *ssid = e->ssid;
+  return TRUE;
+}
+
+void
+wf_ssid_cache_store (WfSsidCache *c, int ifindex, const guint8 *bssid, const char *ssid,
+                     gint64 now_us)
+{
+  SsidEntry *e = g_new0 (SsidEntry, 1);
+
+  memcpy (e->bssid, bssid, 6);
+  g_strlcpy (e->ssid, ssid ? ssid : "", sizeof e->ssid);
+  e->stored_us = now_us;
+  g_hash_table_replace (c->by_ifindex, GINT_TO_POINTER (ifindex), e);
+}
+
+void
+wf_ssid_cache_forget (WfSsidCache *c, int ifindex)
+{
+  g_hash_table_remove (c->by_ifindex, GINT_TO_POINTER (ifindex));
+}
+
+/* ---- requests -------------------------------------------------------- */
+
 static int
 on_interface (struct nl_msg *msg, void *data)
 {
@@ -299,6 +439,35 @@ on_station (struct nl_msg *msg, void *data)
     return NL_SKIP;
   r->got = wf_nl80211_parse_station (tb, r->sta, r->mac);
   return NL_OK;
+}
+
+/* GET_SCAN dump entries: keep the one most surely the station's BSS. */
+static int
+on_bss (struct nl_msg *msg, void *data)
+{
+  Reply *r = data;
+  struct nlattr *tb[NL80211_ATTR_MAX + 1];
+  WfWifiBss bss;
+  gboolean same;
+  int score;
+
+  if (genlmsg_parse (nlmsg_hdr (msg), 0, tb, NL80211_ATTR_MAX, NULL) < 0 ||
+      !wf_nl80211_parse_bss (tb, &bss))
+    return NL_SKIP;
+  same = bss.has_bssid && memcmp (bss.bssid, r->want_bssid, 6) == 0;
+  /* Associated and the station's BSSID, then the BSSID alone (a stale
+   * status), then associated alone (an MLD address in GET_STATION);
+   * among equals, one that names its SSID. */
+  score = (bss.associated && same) ? 6 : same ? 4 : bss.associated ? 2 : 0;
+  if (score == 0)
+    return NL_SKIP;
+  score += bss.has_ssid && !bss.ssid_hidden;
+  if (score > r->bss_score)
+    {
+      *r->bss = bss;
+      r->bss_score = score;
+    }
+  return NL_SKIP;
 }
 
 /* One request and its replies through `cb`: a dump ends with DONE, a
@@ -354,6 +523,7 @@ wf_nl80211_new (GError **error)
       wf_nl80211_free (nl);
       return NULL;
     }
+  nl->ssids = wf_ssid_cache_new ();
   return nl;
 }
 
@@ -363,7 +533,49 @@ wf_nl80211_free (WfNl80211 *nl)
   if (nl == NULL)
     return;
   nl_socket_free (nl->sk);
+  wf_ssid_cache_free (nl->ssids);
+  g_free (nl->ssid_error);
   g_free (nl);
+}
+
+/* GET_INTERFACE may carry no SSID for a station: seen on Linux 6.1 with
+ * mac80211_hwsim when wpa_supplicant associates through
+ * NL80211_CMD_AUTHENTICATE/ASSOCIATE rather than CMD_CONNECT. Take it
+ * from the associated BSS in the scan results, as `iw dev X link` does;
+ * once per (ifindex, BSSID), not once per period. */
+static void
+ssid_from_bss (WfNl80211 *nl, WfWifiLink *link)
+{
+  WfWifiBss bss = { 0 };
+  Reply r = { .want_bssid = link->bssid, .bss = &bss };
+  gint64 now = g_get_monotonic_time ();
+  const char *cached;
+  int err;
+
+  if (wf_ssid_cache_lookup (nl->ssids, link->ifindex, link->bssid, now, &cached))
+    {
+      g_strlcpy (link->ssid, cached, sizeof link->ssid);
+      return;
+    }
+  err = transact (nl, NL80211_CMD_GET_SCAN, NLM_F_DUMP, link->ifindex, on_bss, &r);
+  if (err < 0)
+    {
+      g_autofree char *text = g_strdup_printf ("nl80211 GET_SCAN on %s: %s: reports carry "
+                                               "no SSID", link->name, nl_geterror (err));
+
+      /* Said once per distinct failure, not once per period. */
+      if (g_strcmp0 (text, nl->ssid_error) != 0)
+        g_message ("%s", text);
+      g_free (nl->ssid_error);
+      nl->ssid_error = g_steal_pointer (&text);
+      wf_ssid_cache_store (nl->ssids, link->ifindex, link->bssid, NULL, now);
+      return;
+    }
+  g_clear_pointer (&nl->ssid_error, g_free);
+  wf_ssid_cache_store (nl->ssids, link->ifindex, link->bssid,
+                       r.bss_score > 0 ? bss.ssid : NULL, now);
+  if (r.bss_score > 0)
+    g_strlcpy (link->ssid, bss.ssid, sizeof link->ssid);
 }
 
 /* The station entry of a managed-mode interface; none when not associated. */
@@ -387,7 +599,10 @@ fill_station (WfNl80211 *nl, WfWifiLink *link, GError **error)
     {
       memset (&link->sta, 0, sizeof link->sta);
       memset (link->bssid, 0, sizeof link->bssid);
+      wf_ssid_cache_forget (nl->ssids, link->ifindex);
     }
+  else if (link->ssid[0] == '\0')
+    ssid_from_bss (nl, link);
   return TRUE;
 }
 
@@ -407,6 +622,22 @@ wf_nl80211_dump (WfNl80211 *nl, GArray *out_links, GError **error)
   for (guint i = first; i < out_links->len; i++)
     if (!fill_station (nl, &g_array_index (out_links, WfWifiLink, i), error))
       return FALSE;
+  /* Interfaces that are gone take their cached SSID with them. */
+  {
+    GHashTableIter it;
+    gpointer key;
+
+    g_hash_table_iter_init (&it, nl->ssids->by_ifindex);
+    while (g_hash_table_iter_next (&it, &key, NULL))
+      {
+        gboolean present = FALSE;
+
+        for (guint i = first; i < out_links->len && !present; i++)
+          present = g_array_index (out_links, WfWifiLink, i).ifindex == GPOINTER_TO_INT (key);
+        if (!present)
+          g_hash_table_iter_remove (&it);
+      }
+  }
   return TRUE;
 }
 

@@ -71,6 +71,52 @@ gboolean wf_nl80211_parse_interface (struct nlattr **tb, WfWifiLink *out);
 gboolean wf_nl80211_parse_station (struct nlattr **tb, WfWifiStation *out, guint8 mac_out[6]);
 gboolean wf_nl80211_parse_rate (struct nlattr *nested, WfWifiRate *out);
 
+/* One entry of a GET_SCAN dump (tb[NL80211_ATTR_BSS] nested), reduced to
+ * what finds the SSID of the associated BSS when GET_INTERFACE has none
+ * (wpa_supplicant's auth/assoc path: cfg80211 keeps no SSID then). */
+typedef struct {
+  gboolean has_bssid;
+  guint8   bssid[6];
+  gboolean associated;      /* NL80211_BSS_STATUS_ASSOCIATED */
+  gboolean has_ssid;        /* an SSID element was found */
+  gboolean ssid_hidden;     /* ... of length 0 or all zero bytes */
+  char     ssid[32 * 4 + 1]; /* printable, as WfWifiLink.ssid; "" when hidden */
+} WfWifiBss;
+
+gboolean wf_nl80211_parse_bss (struct nlattr **tb, WfWifiBss *out);
+
+/* The SSID element (id 0) in a buffer of information elements: TRUE with
+ * *ssid / *ssid_len when a well-formed one (0..32 bytes) lies wholly
+ * inside `len`; FALSE when there is none before the end or before an
+ * element that runs past it (a truncated buffer). */
+gboolean wf_nl80211_ie_ssid (const guint8 *ies, gsize len,
+                             const guint8 **ssid, gsize *ssid_len);
+
+/* The SSID per (ifindex, BSSID) found by a GET_SCAN dump, so that the dump
+ * is done once per association, not once per period. A miss (no SSID or
+ * a failed dump) is kept for WF_SSID_CACHE_RETRY_US, then asked again. */
+#define WF_SSID_CACHE_RETRY_US (30 * G_USEC_PER_SEC)
+typedef struct _WfSsidCache WfSsidCache;
+WfSsidCache *wf_ssid_cache_new (void);
+void         wf_ssid_cache_free (WfSsidCache *cache);
+/* TRUE when the cache answers for this BSSID at time now_us: *ssid is the
+ * SSID, "" when there is none to report. FALSE: dump and store. */
+gboolean     wf_ssid_cache_lookup (WfSsidCache  *cache,
+                                   int           ifindex,
+                                   const guint8 *bssid,
+                                   gint64        now_us,
+                                   const char  **ssid);
+/* ssid "" or NULL: a miss, asked again after WF_SSID_CACHE_RETRY_US. A new
+ * BSSID on the ifindex replaces the old entry. */
+void         wf_ssid_cache_store (WfSsidCache  *cache,
+                                  int           ifindex,
+                                  const guint8 *bssid,
+                                  const char   *ssid,
+                                  gint64        now_us);
+/* The interface is not associated (or gone): forget it. */
+void         wf_ssid_cache_forget (WfSsidCache *cache,
+                                   int          ifindex);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfNl80211, wf_nl80211_free)
 
 G_END_DECLS

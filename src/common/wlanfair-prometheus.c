@@ -47,6 +47,7 @@ static const struct { const char *name, *type, *help; } metrics[] = {
   { "wlanfair_interface_goodput_bits_per_second", "gauge", "Sum of TCP goodput (bytes acked / received) of the flows routed through the interface." },
   { "wlanfair_scans_total", "counter", "nl80211 scans seen on the interface, by kind." },
   { "wlanfair_scan_duration_seconds_total", "counter", "Time spent scanning, in seconds." },
+  { "wlanfair_scans_aborted_total", "counter", "nl80211 scans aborted on the interface." },
   { "wlanfair_scan_in_progress", "gauge", "1 while a scan runs." },
   { "wlanfair_tcp_flows", "gauge", "TCP sockets seen through sock_diag (not listening)." },
   { "wlanfair_flow_goodput_bits_per_second", "gauge", "Goodput of one of the top TCP flows, bits per second." },
@@ -215,10 +216,12 @@ iface (Out *out, JsonObject *i)
   emit_if (out, i, "goodput_tx_bps", "wlanfair_interface_goodput_bits_per_second", tx, 1);
   if (obj (i, "station"))
     station (out, dev, obj (i, "station"));
-  scans = obj (i, "scans");
+  /* Counters need the running totals; the per-report "scans" has the
+   * in-progress flag. */
+  scans = obj (i, "scans_total");
   if (scans)
     {
-      static const char * const kinds[] = { "single_ssid", "wildcard", "passive" };
+      static const char * const kinds[] = { "single_ssid", "wildcard", "passive", "multi_ssid" };
 
       for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
         {
@@ -227,10 +230,12 @@ iface (Out *out, JsonObject *i)
           emit_if (out, scans, kinds[k], "wlanfair_scans_total", l, 1);
         }
       emit_if (out, scans, "duration_ms", "wlanfair_scan_duration_seconds_total", d->str, 1e-3);
-      if (json_object_has_member (scans, "in_progress"))
-        emit (out, "wlanfair_scan_in_progress", d->str,
-              json_object_get_boolean_member_with_default (scans, "in_progress", FALSE));
+      emit_if (out, scans, "aborted", "wlanfair_scans_aborted_total", d->str, 1);
     }
+  scans = obj (i, "scans");
+  if (scans && json_object_has_member (scans, "in_progress"))
+    emit (out, "wlanfair_scan_in_progress", d->str,
+          json_object_get_boolean_member_with_default (scans, "in_progress", FALSE));
 }
 
 static void

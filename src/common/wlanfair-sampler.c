@@ -32,6 +32,7 @@ struct _WfSampler {
   WfFlows         *flows;
   WfNl80211       *nl;
   WfScanCount     *scans;
+  GHashTable      *scan_prev;  /* ifindex → WfScanCounts at the last report */
   gint64           nl_next_try_us;
   gboolean         nl_logged;
   GHashTable      *prev;       /* ifindex → Prev */
@@ -83,6 +84,7 @@ wf_sampler_new (const WfSamplerConfig *config, WfSamplerLogFunc log, gpointer lo
          error->message);
   s->flows = wf_flows_new (config->top_n, route_flow, s);
   s->prev = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  s->scan_prev = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   s->missing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   s->ifindexes = g_array_new (FALSE, FALSE, sizeof (int));
   s->names = g_array_new (FALSE, FALSE, sizeof (WfLinkStats));
@@ -98,6 +100,7 @@ wf_sampler_free (WfSampler *s)
   wf_flows_free (s->flows);
   wf_nl80211_free (s->nl);
   g_hash_table_unref (s->prev);
+  g_hash_table_unref (s->scan_prev);
   g_hash_table_unref (s->missing);
   g_array_unref (s->ifindexes);
   g_array_unref (s->names);
@@ -158,6 +161,20 @@ ensure_nl80211 (WfSampler *s, gint64 now)
 
 /* ---- JSON ------------------------------------------------------------- */
 
+/* Rates in whole bit/s and packets/s (a "number" in
+ * docs/report-protocol.md may be an integer): a double is written with
+ * 17 significant digits, "29812345.678901234" for 29812346, about 10
+ * bytes more per rate for a precision no measurement here has; with ~4
+ * rates per flow that is what decides how many flows fit a datagram. */
+static void
+set_rate_member (JsonObject *o, const char *name, double v)
+{
+  if (v >= 0 && v < 9e15)
+    json_object_set_int_member (o, name, (gint64) llround (v));
+  else
+    json_object_set_double_member (o, name, v);
+}
+
 static void
 set_rate (JsonObject *o, const char *name, const WfWifiRate *r)
 {
@@ -207,6 +224,56 @@ station_json (const WfWifiLink *w)
   return o;
 }
 
+/* "scans": what happened since the previous report (docs/report-protocol.md);
+ * "scans_total": since counting started, for Prometheus and the local
+ * channel only (wf_sampler_strip_local() removes it before sending). */
+static void
+scans_json (WfSampler *s, JsonObject *o, int ifindex)
+{
+  /* Counting runs: nothing seen is a real zero here. */
+  static const WfScanCounts none;
+  const WfScanCounts *c = wf_scancount_get (s->scans, ifindex);
+  WfScanCounts *prev = g_hash_table_lookup (s->scan_prev, GINT_TO_POINTER (ifindex));
+  JsonObject *j = json_object_new ();
+  JsonObject *t = json_object_new ();
+
+  c = c ? c : &none;
+  if (prev == NULL)
+    {
+      prev = g_new0 (WfScanCounts, 1);
+      g_hash_table_insert (s->scan_prev, GINT_TO_POINTER (ifindex), prev);
+    }
+#define DELTA(f) json_object_set_int_member (j, #f, (gint64) (c->f >= prev->f ? c->f - prev->f : c->f))
+  json_object_set_int_member (j, "count", (gint64) (c->count >= prev->count ? c->count - prev->count : c->count));
+  DELTA (duration_ms); DELTA (single_ssid); DELTA (wildcard); DELTA (passive);
+  DELTA (multi_ssid); DELTA (aborted);
+#undef DELTA
+  json_object_set_boolean_member (j, "in_progress", c->in_progress);
+#define TOTAL(f) json_object_set_int_member (t, #f, (gint64) c->f)
+  TOTAL (count); TOTAL (duration_ms); TOTAL (single_ssid); TOTAL (wildcard); TOTAL (passive);
+  TOTAL (multi_ssid); TOTAL (aborted);
+#undef TOTAL
+  json_object_set_object_member (o, "scans", j);
+  json_object_set_object_member (o, "scans_total", t);
+  *prev = *c;
+}
+
+void
+wf_sampler_strip_local (JsonObject *body)
+{
+  JsonNode *ifs = json_object_get_member (body, "interfaces");
+
+  if (ifs == NULL || !JSON_NODE_HOLDS_ARRAY (ifs))
+    return;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (ifs)); i++)
+    {
+      JsonNode *n = json_array_get_element (json_node_get_array (ifs), i);
+
+      if (JSON_NODE_HOLDS_OBJECT (n) && json_object_has_member (json_node_get_object (n), "scans_total"))
+        json_object_remove_member (json_node_get_object (n), "scans_total");
+    }
+}
+
 static JsonObject *
 iface_json (WfSampler *s, const WfLinkStats *st, const WfWifiLink *wifi, gint64 now)
 {
@@ -230,36 +297,20 @@ iface_json (WfSampler *s, const WfLinkStats *st, const WfWifiLink *wifi, gint64 
       WfLinkRates r;
 
       wf_linkstats_rates (&p->stats, st, (now - p->when_us) / 1e6, &r);
-      json_object_set_double_member (o, "rx_bps", r.rx_bytes * 8);
-      json_object_set_double_member (o, "tx_bps", r.tx_bytes * 8);
-      json_object_set_double_member (o, "rx_pps", r.rx_packets);
-      json_object_set_double_member (o, "tx_pps", r.tx_packets);
+      set_rate_member (o, "rx_bps", r.rx_bytes * 8);
+      set_rate_member (o, "tx_bps", r.tx_bytes * 8);
+      set_rate_member (o, "rx_pps", r.rx_packets);
+      set_rate_member (o, "tx_pps", r.tx_packets);
     }
   if (wf_flows_iface_goodput (s->flows, st->ifindex, &gtx, &grx))
     {
-      json_object_set_double_member (o, "goodput_rx_bps", grx);
-      json_object_set_double_member (o, "goodput_tx_bps", gtx);
+      set_rate_member (o, "goodput_rx_bps", grx);
+      set_rate_member (o, "goodput_tx_bps", gtx);
     }
   if (wifi && wifi->is_station && wifi->connected)
     json_object_set_object_member (o, "station", station_json (wifi));
   if (wifi && s->scans)
-    {
-      /* Counting runs: nothing seen is a real zero here. */
-      static const WfScanCounts none;
-      const WfScanCounts *c = wf_scancount_get (s->scans, st->ifindex);
-      JsonObject *j = json_object_new ();
-
-      c = c ? c : &none;
-      json_object_set_int_member (j, "count", (gint64) c->count);
-      json_object_set_int_member (j, "duration_ms", (gint64) c->duration_ms);
-      json_object_set_int_member (j, "single_ssid", (gint64) c->single_ssid);
-      json_object_set_int_member (j, "wildcard", (gint64) c->wildcard);
-      json_object_set_int_member (j, "passive", (gint64) c->passive);
-      json_object_set_int_member (j, "multi_ssid", (gint64) c->multi_ssid);
-      json_object_set_int_member (j, "aborted", (gint64) c->aborted);
-      json_object_set_boolean_member (j, "in_progress", c->in_progress);
-      json_object_set_object_member (o, "scans", j);
-    }
+    scans_json (s, o, st->ifindex);
   return o;
 }
 
@@ -310,15 +361,15 @@ flow_json (WfSampler *s, const WfFlow *f)
     }
   if (f->has_goodput)
     {
-      json_object_set_double_member (o, "goodput_tx_bps", f->goodput_tx_bps);
-      json_object_set_double_member (o, "goodput_rx_bps", f->goodput_rx_bps);
+      set_rate_member (o, "goodput_tx_bps", f->goodput_tx_bps);
+      set_rate_member (o, "goodput_rx_bps", f->goodput_rx_bps);
     }
   if (f->sock.have_info && i->have_rates)
     {
-      json_object_set_double_member (o, "delivery_rate_bps", i->delivery_rate * 8.0);
+      set_rate_member (o, "delivery_rate_bps", i->delivery_rate * 8.0);
       /* ~0: no pacing limit. */
       if (i->pacing_rate != G_MAXUINT64)
-        json_object_set_double_member (o, "pacing_rate_bps", i->pacing_rate * 8.0);
+        set_rate_member (o, "pacing_rate_bps", i->pacing_rate * 8.0);
     }
   return o;
 }
@@ -382,6 +433,7 @@ forget (gpointer key, gpointer value, gpointer data)
     return FALSE;
   say (s, G_LOG_LEVEL_MESSAGE, NULL, "%s (ifindex %d) is gone; its counters and rates "
        "are no longer reported", p->stats.name, GPOINTER_TO_INT (key));
+  g_hash_table_remove (s->scan_prev, key);
   return TRUE;
 }
 
@@ -446,8 +498,10 @@ wf_sampler_sample (WfSampler *s)
       any_wifi = wifi && wifi->len > 0;
     }
 
-  /* Flows before the interfaces: these carry the goodput sums. */
-  if (!wf_flows_sample (s->flows, now, &error))
+  /* Flows before the interfaces: these carry the goodput sums. Their own
+   * time stamp: the nl80211 requests above take a varying time (more so
+   * under emulation), which would otherwise land in the goodput. */
+  if (!wf_flows_sample (s->flows, g_get_monotonic_time (), &error))
     {
       say (s, G_LOG_LEVEL_WARNING, "sockdiag", "TCP flows unavailable: %s", error->message);
       g_clear_error (&error);

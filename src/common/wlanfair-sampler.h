@@ -37,6 +37,10 @@ void        wf_sampler_free (WfSampler *sampler);
  * goodput appear from the second call on. */
 JsonObject *wf_sampler_sample (WfSampler *sampler);
 
+/* Removes what only Prometheus and the local channel use ("scans_total")
+ * before the body is sealed into a datagram. */
+void        wf_sampler_strip_local (JsonObject *body);
+
 /* Links or routes changed: look routes up again, retry nl80211. */
 void        wf_sampler_network_changed (WfSampler *sampler);
 

@@ -14,7 +14,7 @@
 
 static const char * const keys[] = {
   "interfaces", "interval", "destination", "port", "key", "textfile-dir",
-  "top-flows", "hostname", "send", "socket", NULL
+  "top-flows", "max-datagram", "hostname", "send", "socket", NULL
 };
 
 void
@@ -24,6 +24,7 @@ wf_reportd_config_init (WfReportdConfig *c)
   c->interval_s = 1.0;
   c->port = WF_REPORT_PORT;
   c->top_flows = 10;
+  c->max_datagram = WF_REPORTD_MAX_DATAGRAM_DEFAULT;
   c->hostname = TRUE;
   c->send = TRUE;
   c->socket_path = g_strdup (WF_REPORTD_DEFAULT_SOCKET);
@@ -198,6 +199,13 @@ wf_reportd_config_set (WfReportdConfig *c, const char *key, const char *value, G
       c->top_flows = n;
       return TRUE;
     }
+  if (g_str_equal (key, "max-datagram"))
+    {
+      if (!parse_whole ("max-datagram", v, WF_REPORTD_MAX_DATAGRAM_MIN, WF_REPORT_MAX_SIZE, &n, error))
+        return FALSE;
+      c->max_datagram = n;
+      return TRUE;
+    }
   if (g_str_equal (key, "hostname"))
     return parse_bool (key, v, &c->hostname, error);
   if (g_str_equal (key, "send"))
@@ -244,7 +252,8 @@ wf_reportd_config_load (WfReportdConfig *c, const char *path, gboolean must_exis
       {
         g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
                      "%s: unknown key '%s' in [reportd] (known: interfaces, interval, "
-                     "destination, port, key, textfile-dir, top-flows, hostname, send, socket)",
+                     "destination, port, key, textfile-dir, top-flows, max-datagram, hostname, send, "
+                     "socket)",
                      path, *k);
         return FALSE;
       }

@@ -10,6 +10,12 @@ G_BEGIN_DECLS
 #define WF_REPORTD_INTERVAL_MIN 0.1
 #define WF_REPORTD_INTERVAL_MAX 60.0
 #define WF_REPORTD_TOP_FLOWS_MAX 100
+/* Datagram size target (max-datagram): 4096 bytes carries one Wi-Fi
+ * interface with station, scans and ACK-loss counters (~1.4 kB) and
+ * about ten flows; it is three IPv4 fragments on a 1500-byte MTU
+ * (wlanfair-reportd(8), docs/reporter.md). */
+#define WF_REPORTD_MAX_DATAGRAM_DEFAULT 4096
+#define WF_REPORTD_MAX_DATAGRAM_MIN 512
 
 /* /etc/wlanfair/reportd.conf [reportd] and the options that mirror it. */
 typedef struct {
@@ -21,6 +27,7 @@ typedef struct {
   char    *textfile_dir;   /* NULL: the default, if it exists; "": none */
   gboolean textfile_dir_explicit;
   guint    top_flows;
+  guint    max_datagram;   /* bytes, WF_REPORTD_MAX_DATAGRAM_MIN..WF_REPORT_MAX_SIZE */
   gboolean hostname;
   gboolean send;
   char    *socket_path;    /* "": no local channel */

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
@@ -104,8 +105,11 @@ write_textfile (Reportd *d, JsonObject *body, gint64 time_us)
   text = wf_prometheus_render (body, time_us);
   if (!wf_prometheus_write (d->textfile_dir, text, &error))
     {
-      g_autofree char *msg = g_strdup_printf ("Prometheus textfile not written: %s",
-                                              error->message);
+      g_autofree char *msg = g_strdup_printf ("Prometheus textfile not written: %s%s",
+                                              error->message,
+                                              access (d->textfile_dir, W_OK) < 0
+                                              ? " (the directory is not writable by this "
+                                                "user: see wlanfair-reportd(8), OUTPUTS)" : "");
 
       wf_ratelimit_log (d->rl, G_LOG_LEVEL_WARNING, "textfile", msg);
     }
@@ -160,10 +164,6 @@ tick (gpointer data)
   d->samples++;
   if (d->options->once && d->samples < 2)
     return G_SOURCE_CONTINUE; /* rates need a second sample */
-  /* The first sample has no rates yet: a receiver would count a host
-   * without goodput. */
-  if (d->send && d->samples > 1)
-    wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
   write_textfile (d, body, now);
   if (d->channel || d->options->once)
     {
@@ -176,6 +176,13 @@ tick (gpointer data)
         }
       else
         wf_reportd_channel_set (d->channel, text);
+    }
+  /* The first sample has no rates yet: a receiver would count a host
+   * without goodput. */
+  if (d->send && d->samples > 1)
+    {
+      wf_sampler_strip_local (body);
+      wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
     }
   if (d->samples == 1 || d->samples % 60 == 0 || !d->ready)
     notify_status (d, body);
@@ -241,13 +248,15 @@ setup (Reportd *d, GError **error)
       if (key_file && (key = wf_report_load_key (key_file, error)) == NULL)
         return FALSE;
       d->sender = wf_report_sender_new (host_id, key);
+      wf_report_sender_set_target_size (d->sender, c->max_datagram);
       if (c->hostname && !wf_report_sender_set_hostname (d->sender, g_get_host_name ()))
         g_message ("host name '%s' is not usable in reports (control characters or too "
                    "long): reports carry none", g_get_host_name ());
       d->send = wf_reportd_send_new (d->sender, c->destination, c->port, d->rl);
-      g_message ("host id %s, reports %s, destination %s", host_id,
+      g_message ("host id %s, reports %s, destination %s, datagrams up to %u bytes "
+                 "(lowest-goodput flows left out above)", host_id,
                  key ? "signed (HMAC-SHA256)" : "unsigned (no key)",
-                 c->destination ? c->destination : "the default gateway");
+                 c->destination ? c->destination : "the default gateway", c->max_datagram);
     }
   else
     g_message ("not sending reports (--no-send / send=no)");

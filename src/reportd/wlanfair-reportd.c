@@ -36,10 +36,12 @@ check (const WfReportdConfig *c)
   const char *dir = c->textfile_dir_explicit ? c->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
   gboolean ok = TRUE, r;
 
-  printf ("config         interval %g s, %s, destination %s, port %u, top-flows %u\n",
+  printf ("config         interval %g s, %s, destination %s, port %u, top-flows %u, "
+          "max-datagram %u\n",
           c->interval_s,
           c->interfaces && c->interfaces[0] ? "configured interfaces" : "Wi-Fi interfaces",
-          c->destination ? c->destination : "default gateway", c->port, c->top_flows);
+          c->destination ? c->destination : "default gateway", c->port, c->top_flows,
+          c->max_datagram);
   r = wf_linkstats_dump (links, &error);
   detail = r ? g_strdup_printf ("%u interfaces", links->len) : g_strdup (error->message);
   check_line ("rtnetlink", r, detail);
@@ -93,7 +95,7 @@ main (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autofree char *config_path = NULL, *interval = NULL, *destination = NULL, *key = NULL;
   g_autofree char *textfile_dir = NULL, *top_flows = NULL, *socket_path = NULL;
-  g_autofree char *tcp_status = NULL, *machine_id = NULL, *port = NULL;
+  g_autofree char *tcp_status = NULL, *machine_id = NULL, *port = NULL, *max_datagram = NULL;
   g_auto(GStrv) interfaces = NULL;
   gboolean version = FALSE, do_check = FALSE, no_send = FALSE, once = FALSE;
   int rc = 0;
@@ -115,6 +117,9 @@ main (int argc, char **argv)
       WF_PROMETHEUS_DEFAULT_DIR " when it exists)", "DIR" },
     { "top-flows", 0, 0, G_OPTION_ARG_STRING, &top_flows,
       "TCP flows per report, highest goodput first (default 10)", "N" },
+    { "max-datagram", 0, 0, G_OPTION_ARG_STRING, &max_datagram,
+      "Datagram size target in bytes, 512 to 8192: the lowest-goodput flows are "
+      "left out above it (default 4096)", "BYTES" },
     { "no-send", 0, 0, G_OPTION_ARG_NONE, &no_send, "Do not send UDP reports", NULL },
     { "socket", 0, 0, G_OPTION_ARG_FILENAME, &socket_path,
       "Local channel for wlanfairctl ('none': none; default "
@@ -168,6 +173,7 @@ main (int argc, char **argv)
       (key && !wf_reportd_config_set (&config, "key", key, &error)) ||
       (textfile_dir && !wf_reportd_config_set (&config, "textfile-dir", textfile_dir, &error)) ||
       (top_flows && !wf_reportd_config_set (&config, "top-flows", top_flows, &error)) ||
+      (max_datagram && !wf_reportd_config_set (&config, "max-datagram", max_datagram, &error)) ||
       (socket_path && !wf_reportd_config_set (&config, "socket", socket_path, &error)))
     {
       g_printerr ("wlanfair-reportd: %s\n", error->message);

@@ -245,6 +245,86 @@ class ReportdTest(unittest.TestCase):
         payload = cdev["tx_bps"] - cdev["tx_pps"] * 66 * 8
         self.assertAlmostEqual(payload / iperf_bps, 1, delta=0.05)
 
+    def test_two_hosts_listen(self):
+        """Two reporting hosts behind 20 and 5 Mbit/s shapers and one
+        `wlanfairctl listen`: per-host goodput and Jain's index agree with
+        iperf3 within 5 %."""
+        net = self.need_root("iperf3", "tc")
+        ns2, dev2, peer2 = net.p + "-d", net.p + "d", net.p + "t"
+        addr2, saddr2 = "10.232.1.1", "10.232.1.2"
+        try:
+            run("ip", "netns", "add", ns2)
+            run("ip", "link", "add", dev2, "netns", ns2, "type", "veth", "peer", "name", peer2,
+                "netns", net.server)
+            run("ip", "-n", ns2, "addr", "add", addr2 + "/24", "dev", dev2)
+            run("ip", "-n", net.server, "addr", "add", saddr2 + "/24", "dev", peer2)
+            for n, d in ((ns2, dev2), (net.server, peer2), (ns2, "lo")):
+                run("ip", "-n", n, "link", "set", d, "up")
+            rates = {net.client: (net.cdev, net.saddr, 20, 5201),
+                     ns2: (dev2, saddr2, 5, 5202)}
+            for n, (dev, _, mbit, _) in rates.items():
+                run("ip", "netns", "exec", n, "tc", "qdisc", "add", "dev", dev, "root", "tbf",
+                    "rate", "%dmbit" % mbit, "burst", "32kbit", "latency", "50ms")
+            out = open(os.path.join(self.tmp, "listen.json"), "w")
+            listen = subprocess.Popen(["ip", "netns", "exec", net.server, CTL, "listen", "--json",
+                                       "--port", "7455", "--duration", "16"], stdout=out,
+                                      stderr=subprocess.STDOUT)
+            self.procs.append(listen)
+            iperfs = []
+            for n, (dev, saddr, mbit, port) in rates.items():
+                srv = subprocess.Popen(["ip", "netns", "exec", net.server, "iperf3", "-s", "-1",
+                                        "-B", saddr, "-p", str(port)],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                self.procs.append(srv)
+            time.sleep(0.5)
+            for n, (dev, saddr, mbit, port) in rates.items():
+                c = subprocess.Popen(["ip", "netns", "exec", n, "iperf3", "-c", saddr, "-p",
+                                      str(port), "-t", "14", "-J"], stdout=subprocess.PIPE, text=True)
+                self.procs.append(c)
+                iperfs.append(c)
+            reporters = []
+            for i, (n, (dev, saddr, mbit, port)) in enumerate(rates.items()):
+                mid = os.path.join(self.tmp, "machine-id-%d" % i)
+                with open(mid, "w") as f:
+                    f.write("%032x\n" % (i + 1))
+                r = subprocess.Popen(["ip", "netns", "exec", n, REPORTD, "--config", self.conf,
+                                      "--interval", "2", "-i", dev, "--destination", saddr + ":7455",
+                                      "--machine-id", mid, "--socket", "none",
+                                      "--textfile-dir", "none"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                self.procs.append(r)
+                reporters.append(r)
+            iperf_bps = []
+            for c in iperfs:
+                o, _ = c.communicate(timeout=40)
+                ivs = [iv["sum"] for iv in json.loads(o)["intervals"] if iv["sum"]["start"] >= 2]
+                iperf_bps.append(sum(iv["bytes"] * 8 for iv in ivs) / sum(iv["seconds"] for iv in ivs))
+            listen.wait(timeout=30)
+            out.close()
+            for r in reporters:
+                r.terminate()
+                r.wait(timeout=10)
+            with open(os.path.join(self.tmp, "listen.json")) as f:
+                events = [json.loads(l) for l in f if l.startswith("{")]
+            # The last refresh that still had both hosts sending (before iperf3 ended).
+            tables = [e for e in events if e["event"] == "table" and len(e["hosts"]) == 2 and
+                      all((h.get("goodput_bps") or 0) > 1e6 for h in e["hosts"])]
+            self.assertTrue(tables, events[-3:])
+            table = tables[-1]
+            got = sorted(h["goodput_bps"] for h in table["hosts"])
+            want = sorted(iperf_bps)
+            jain_want = sum(want) ** 2 / (2 * sum(x * x for x in want))
+            print("iperf3 %s Mbit/s, listen %s Mbit/s, Jain %.4f (iperf3) %.4f (listen)" % (
+                ["%.2f" % (x / 1e6) for x in want], ["%.2f" % (x / 1e6) for x in got],
+                jain_want, table["fairness"]["jain"]))
+            for g, w in zip(got, want):
+                self.assertAlmostEqual(g / w, 1, delta=0.05)
+            self.assertAlmostEqual(table["fairness"]["jain"] / jain_want, 1, delta=0.05)
+            rejected = [e for e in events if e["event"] == "reject"]
+            self.assertEqual(rejected, [])
+        finally:
+            run("ip", "netns", "del", ns2, check=False)
+
     def test_interfaces_come_and_go(self):
         """A configured interface that appears, disappears and comes back is
         reported without a restart; the others carry on."""
@@ -339,6 +419,33 @@ class ReportdTest(unittest.TestCase):
         self.wait_log("sending reports to %s:7455 (default gateway)" % gw2)
         self.stop(p)
 
+    def test_default_gateway_ipv6(self):
+        """Only an IPv6 default route (link-local gateway, as routers
+        advertise it): reports go there, scoped to the interface."""
+        net = self.need_root()
+        net.ns(net.server, "ip", "addr", "add", "fe80::2/64", "dev", net.sdev, "nodad")
+        net.ns(net.client, "ip", "addr", "add", "fe80::1/64", "dev", net.cdev, "nodad")
+        net.ns(net.client, "ip", "-6", "route", "add", "default", "via", "fe80::2",
+               "dev", net.cdev)
+        sink = self.udp_sink(net.server, "::", 7455)
+        p = self.reportd("--interval", "0.2", "-i", net.cdev, ns=net.client)
+        d = self.read_datagram(sink)
+        self.assertEqual(d["wlanfair_report"], 1)
+        self.assertEqual(d["interfaces"][0]["name"], net.cdev)
+        self.wait_log("sending reports to [fe80::2%%%s]:7455 (default gateway)" % net.cdev)
+        self.stop(p)
+
+    def test_destination_name(self):
+        """A destination given by name is resolved (asynchronously) and used."""
+        net = self.need_root()
+        sink = self.udp_sink(net.client, "::", 7467)  # dual-stack: 127.0.0.1 or ::1
+        p = self.reportd("--interval", "0.2", "-i", "lo", "--destination", "localhost:7467",
+                         ns=net.client)
+        d = self.read_datagram(sink)
+        self.assertEqual(d["interfaces"][0]["name"], "lo")
+        self.wait_log("sending reports to ")
+        self.stop(p)
+
     def test_unprivileged(self):
         """rtnetlink, sock_diag (other users' sockets too) and route lookups
         with no capability at all, as under DynamicUser=."""
@@ -407,6 +514,35 @@ class ReportdTest(unittest.TestCase):
         self.assertEqual(termios.tcgetattr(slave), before, "terminal modes not restored")
         os.close(master)
         os.close(slave)
+
+    def test_ackloss_counters(self):
+        """The ACK-loss counters come from wlanfair-tcpd's status file while
+        that daemon lives, and are absent otherwise (no root needed)."""
+        status = os.path.join(self.tmp, "tcp-status.json")
+        counters = {"acks": 1234, "ack_losses": 7, "halvings": 2, "suppressed_reorder": 1}
+
+        def once():
+            r = run(REPORTD, "--config", self.conf, "--once", "--no-send", "--interval", "0.1",
+                    "-i", "lo", "--textfile-dir", self.prom, "--socket", "none",
+                    "--tcp-status", status, "--machine-id", self.machine_id)
+            return json.loads(r.stdout)
+
+        with open(status, "w") as f:
+            json.dump({"version": 1, "pid": os.getpid(),
+                       "registered": {"ackloss_cubic": counters}}, f)
+        self.assertEqual(once()["ackloss"], {"ackloss_cubic": counters})
+        with open(os.path.join(self.prom, "wlanfair.prom")) as f:
+            self.assertIn('wlanfair_ackloss_events_total{cc="ackloss_cubic",event="halvings"} 2',
+                          f.read())
+        # A status file left by a killed daemon names a dead pid.
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        with open(status, "w") as f:
+            json.dump({"version": 1, "pid": dead.pid,
+                       "registered": {"ackloss_cubic": counters}}, f)
+        self.assertNotIn("ackloss", once())
+        os.unlink(status)
+        self.assertNotIn("ackloss", once())
 
     def test_bad_configuration(self):
         """Unknown keys and bad values: exit 2, naming them (no root needed)."""
