@@ -203,19 +203,21 @@ class ScandTest(Base):
 
     def test_roam_floor_lifts_suppression(self):
         lab = self.lab
-        net = self.up()  # threshold -61: floor -64, resume at -60
+        # Threshold -61, above NetworkManager's highest (-65): floor
+        # -65 - 3 = -68, resume at -64.
+        net = self.up()
         lab.traffic()
         self.wait_bgscan(net, "")
         dev = self.wait_dev("signal and floor", lambda d: int(d.get("SignalDbm", 0)) == -50)
-        self.assertEqual(int(dev["RoamFloorDbm"]), -64)
-        lab.wpas.SetSignal(self.iface, -70)
+        self.assertEqual(int(dev["RoamFloorDbm"]), -68)
+        lab.wpas.SetSignal(self.iface, -72)
         self.wait_bgscan(net, ORIG, timeout=5, what="bgscan back under the roam floor")
         dev = self.wait_dev("Reason roam-floor", lambda d: d.get("Reason") == "roam-floor")
         self.assertFalse(dev["Suppressing"])
         self.assertIsNone(lab.blaster.poll(), "traffic kept flowing")
         self.assertIn("roam", lab.log().lower())
         # Between floor and floor + hysteresis: stays lifted.
-        lab.wpas.SetSignal(self.iface, -62)
+        lab.wpas.SetSignal(self.iface, -66)
         time.sleep(2.5)
         self.assertEqual(lab.bgscan(net), ORIG)
         # Well above: suppressed again.
