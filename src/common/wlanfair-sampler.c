@@ -482,25 +482,10 @@ wf_sampler_sample (WfSampler *s)
       g_clear_error (&error);
     }
 
-  ensure_nl80211 (s, now);
-  if (s->nl)
-    {
-      wifi = g_array_new (FALSE, FALSE, sizeof (WfWifiLink));
-      if (!wf_nl80211_dump (s->nl, wifi, &error))
-        {
-          say (s, G_LOG_LEVEL_WARNING, "nl80211-dump", "Wi-Fi link data unavailable: %s",
-               error->message);
-          g_clear_error (&error);
-          g_clear_pointer (&wifi, g_array_unref);
-          /* A broken socket: start over next time. */
-          g_clear_pointer (&s->nl, wf_nl80211_free);
-        }
-      any_wifi = wifi && wifi->len > 0;
-    }
-
-  /* Flows before the interfaces: these carry the goodput sums. Their own
-   * time stamp: the nl80211 requests above take a varying time (more so
-   * under emulation), which would otherwise land in the goodput. */
+  /* Flows right after the counters, before nl80211 (whose requests take a
+   * varying time, more so under emulation): the interface rates and the
+   * goodput then cover the same interval. The flows carry the goodput
+   * sums of the interfaces; their own time stamp, taken at their dump. */
   if (!wf_flows_sample (s->flows, g_get_monotonic_time (), &error))
     {
       say (s, G_LOG_LEVEL_WARNING, "sockdiag", "TCP flows unavailable: %s", error->message);
@@ -516,6 +501,22 @@ wf_sampler_sample (WfSampler *s)
       for (guint i = 0; i < n; i++)
         json_array_add_object_element (flows, flow_json (s, &top[i]));
       json_object_set_array_member (body, "flows", flows);
+    }
+
+  ensure_nl80211 (s, now);
+  if (s->nl)
+    {
+      wifi = g_array_new (FALSE, FALSE, sizeof (WfWifiLink));
+      if (!wf_nl80211_dump (s->nl, wifi, &error))
+        {
+          say (s, G_LOG_LEVEL_WARNING, "nl80211-dump", "Wi-Fi link data unavailable: %s",
+               error->message);
+          g_clear_error (&error);
+          g_clear_pointer (&wifi, g_array_unref);
+          /* A broken socket: start over next time. */
+          g_clear_pointer (&s->nl, wf_nl80211_free);
+        }
+      any_wifi = wifi && wifi->len > 0;
     }
 
   if (links_ok)

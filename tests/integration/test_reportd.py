@@ -552,6 +552,8 @@ class ReportdTest(unittest.TestCase):
             ("[reportd]\ninterval=0.05\n", "interval '0.05'"),
             ("[reportd]\ninterval=61\n", "interval '61'"),
             ("[reportd]\ntop-flows=x\n", "top-flows 'x'"),
+            ("[reportd]\nmax-datagram=511\n", "max-datagram '511'"),
+            ("[reportd]\nmax-datagram=9000\n", "max-datagram '9000'"),
             ("[reportd]\nhostname=maybe\n", "hostname 'maybe'"),
             ("[reportd]\ndestination=a b:1\n", "destination 'a b:1'"),
             ("[reportd]\ndestination=host:99999\n", "destination 'host:99999'"),
@@ -567,11 +569,17 @@ class ReportdTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         r = run(REPORTD, "--config", os.path.join(self.tmp, "missing.conf"), "--check", check=False)
         self.assertEqual(r.returncode, 2)
+        r = run(REPORTD, "--config", self.conf, "--max-datagram", "100", "--check", check=False)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("from 512 to 8192", r.stderr)
         with open(conf, "w") as f:
             f.write("[reportd]\ninterval=0.5\ndestination=[2001:db8::1]:9000\ntop-flows=3\n"
-                    "hostname=no\ninterfaces=wlan0, wlan1\ntextfile-dir=none\n")
+                    "hostname=no\ninterfaces=wlan0, wlan1\ntextfile-dir=none\nmax-datagram=1452\n")
         r = run(REPORTD, "--config", conf, "--check", check=False)
         self.assertIn("interval 0.5 s", r.stdout)
+        self.assertIn("max-datagram 1452", r.stdout)
+        r = run(REPORTD, "--config", conf, "--max-datagram", "8192", "--check", check=False)
+        self.assertIn("max-datagram 8192", r.stdout)
         self.assertIn("destination [2001:db8::1]:9000", r.stdout)
         self.assertNotEqual(r.returncode, 2, r.stderr)
 
