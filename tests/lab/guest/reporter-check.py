@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""reporter-check.py LISTEN_JSONL IPERF_JSON T0 HOST_IFACE: compare what
+"""reporter-check.py LISTEN_JSONL IPERF_JSON T0 T1 HOST_IFACE: compare what
 'wlanfairctl listen --json' received from the station's wlanfair-reportd
-with iperf3's own figures over the same seconds. T0 = unix time just
-before iperf3 started. Prints one JSON object."""
+with iperf3's own figures. T0, T1 = unix time just before iperf3 started
+and just after it ended. The comparison is of volumes: the bytes the
+reports account for (goodput x interval, summed over every report whose
+interval overlaps [T0, T1 + 2 s]) against the bytes iperf3 delivered, so
+that neither the emulated machine's stalls (a report's interval may hold
+1.3 s of traffic or 0.7 s) nor the offset between the two clocks' seconds
+matter. Prints one JSON object."""
 import json
 import sys
 
-listen_path, iperf_path, t0, ifname = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+listen_path, iperf_path, t0, t1, ifname = (sys.argv[1], sys.argv[2], float(sys.argv[3]),
+                                          float(sys.argv[4]), sys.argv[5])
 reports = []
 for line in open(listen_path, errors="replace"):
     try:
@@ -17,10 +23,6 @@ for line in open(listen_path, errors="replace"):
         reports.append(ev)
 
 ip = json.load(open(iperf_path))
-# iperf3 intervals: [start, end) seconds after its start, sender bits/s.
-ivals = [(i["sum"]["start"], i["sum"]["end"], i["sum"]["bits_per_second"]) for i in ip["intervals"]]
-t_start = ip["start"]["timestamp"]["timesecs"]  # whole seconds: only a sanity bound
-dur = ivals[-1][1] if ivals else 0
 
 res = {"reports": len(reports), "hosts": sorted({r["host"] for r in reports}),
        "from": sorted({r["from"].rsplit(":", 1)[0] for r in reports})}
@@ -39,24 +41,21 @@ if wifi:
     res["tx_bitrate_kbps"] = st.get("tx_rate", {}).get("bitrate_kbps")
     res["rx_mcs"] = st.get("rx_rate", {}).get("mcs")
     res["ssid"] = st.get("ssid")
-# Reports whose whole interval lies inside iperf3's seconds 2 .. dur-1
-# (past slow start, before the end), against iperf3's intervals there.
-lo, hi = t0 + 2.0, t0 + dur - 1.0
-inside = [(t, iv, itf) for t, iv, itf, _ in wifi if iv and t - iv >= lo and t <= hi]
-rep = [itf.get("goodput_tx_bps") for _, _, itf in inside if itf.get("goodput_tx_bps") is not None]
-flows = []
-for t, iv, itf, body in wifi:
-    if iv and t - iv >= lo and t <= hi:
-        flows.append(sum(f.get("goodput_tx_bps", 0) for f in body.get("flows", [])
-                         if f.get("dst", "").endswith(":5201")))
-ref = [bps for s, e, bps in ivals if s >= 2.0 and e <= dur - 1.0]
-mean = lambda v: sum(v) / len(v) if v else None
-res.update({"reports_in_window": len(rep), "iperf_intervals_in_window": len(ref),
-            "reported_goodput_mbps": mean(rep) and mean(rep) / 1e6,
-            "reported_flow_goodput_mbps": mean(flows) and mean(flows) / 1e6,
-            "iperf_mbps": mean(ref) and mean(ref) / 1e6})
-if res["reported_goodput_mbps"] and res["iperf_mbps"]:
-    res["ratio_iface"] = round(res["reported_goodput_mbps"] / res["iperf_mbps"], 4)
-if res["reported_flow_goodput_mbps"] and res["iperf_mbps"]:
-    res["ratio_flow"] = round(res["reported_flow_goodput_mbps"] / res["iperf_mbps"], 4)
+# Volumes over the transfer, reports against iperf3.
+lo, hi = t0, t1 + 2.0
+inside = [(t, iv, itf, body) for t, iv, itf, body in wifi if iv and t > lo and t - iv < hi]
+iface_bytes = sum(itf.get("goodput_tx_bps", 0) * iv / 8 for t, iv, itf, _ in inside)
+flow_bytes = sum(sum(f.get("goodput_tx_bps", 0) for f in body.get("flows", [])
+                     if f.get("dst", "").endswith(":5201")) * iv / 8
+                 for t, iv, _, body in inside)
+iperf_bytes = ip["end"]["sum_received"]["bytes"]
+secs = ip["end"]["sum_received"]["seconds"]
+res.update({"reports_in_window": len(inside),
+            "flows_dropped_max": max((b.get("flows_dropped", 0) for _, _, _, b in inside), default=None),
+            "reported_goodput_mbps": iface_bytes * 8 / secs / 1e6 if secs else None,
+            "reported_flow_goodput_mbps": flow_bytes * 8 / secs / 1e6 if secs else None,
+            "iperf_mbps": iperf_bytes * 8 / secs / 1e6 if secs else None})
+if iperf_bytes:
+    res["ratio_iface"] = round(iface_bytes / iperf_bytes, 4)
+    res["ratio_flow"] = round(flow_bytes / iperf_bytes, 4)
 print(json.dumps(res))
