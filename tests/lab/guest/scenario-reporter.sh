@@ -7,7 +7,7 @@
 # the Wi-Fi interface (the AP, from DHCP): reports reach the listener with
 # no destination configured; they carry the station's signal, tx bitrate
 # and MCS (nl80211) and its SSID; during a 20 s iperf3 upload the reported
-# goodput of wlan1 and of the iperf3 flow agree with iperf3's own figures
+# goodput of wlan1 and of the iperf3 flow (30 s upload) agree with iperf3's own figures
 # within 5 % (volumes over the transfer: reporter-check.py says why); the unit runs with no capabilities as
 # a dynamic user.
 set -u
@@ -32,7 +32,7 @@ fact wlan1_default_gateway "${gw:-none}"
 check gateway-is-ap "default route via wlan1: '${gw:-none}'" test "$gw" = "$AP_IP"
 
 say "listener in netns ap; reporter service on the station"
-timeout 150 ip netns exec ap wlanfairctl listen --json > "$OUT/listen.jsonl" 2> "$OUT/listen.err" &
+timeout 200 ip netns exec ap wlanfairctl listen --json > "$OUT/listen.jsonl" 2> "$OUT/listen.err" &
 LAB_PIDS+=($!)
 sleep 1
 runit_active && run 60 systemctl restart $RUNIT || run 60 systemctl start $RUNIT
@@ -45,9 +45,9 @@ got_report() { grep -q '"event":"report"' "$OUT/listen.jsonl"; }
 if wait_until 30 got_report; then pass reports-reach-ap-by-default-gateway
 else fail reports-reach-ap-by-default-gateway "no report in 30 s; listen: $(tail -3 "$OUT/listen.err" | tr '\n' ' '); reportd: $(journalctl -b --no-pager -u $RUNIT | tail -3 | tr '\n' ' ')"; fi
 
-say "iperf3 upload 20 s: station -> AP"
+say "iperf3 upload 30 s: station -> AP"
 t0=$(date +%s.%N)
-timeout 80 iperf3 -c $AP_IP -t 20 -J > "$OUT/iperf-up.json" 2>&1
+timeout 90 iperf3 -c $AP_IP -t 30 -J > "$OUT/iperf-up.json" 2>&1
 rc=$?
 t1=$(date +%s.%N)
 check iperf3-ok "iperf3 exit status $rc" test $rc = 0
@@ -55,7 +55,7 @@ sleep 3
 python3 reporter-check.py "$OUT/listen.jsonl" "$OUT/iperf-up.json" "$t0" "$t1" wlan1 > "$OUT/compare.json"
 cat "$OUT/compare.json"
 val() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/compare.json" "$1" 2>/dev/null; }
-for k in reports wifi_reports signal_dbm tx_mcs tx_bitrate_kbps rx_mcs ssid reports_in_window flows_dropped_max reported_goodput_mbps reported_flow_goodput_mbps iperf_mbps ratio_iface ratio_flow; do
+for k in reports wifi_reports signal_dbm tx_mcs tx_bitrate_kbps rx_mcs ssid reports_in_window reports_missing flows_dropped_max reported_goodput_mbps reported_flow_goodput_mbps iperf_mbps ratio_iface ratio_flow; do
     fact "$k" "$(val $k)"
 done
 check report-has-signal "signal_dbm: $(val signal_dbm)" eval '[ "$(val signal_dbm)" != None ] && [ "$(val signal_dbm)" -lt 0 ]'
