@@ -6,7 +6,7 @@
 # Asserts: the reporter's default destination is the default gateway of
 # the Wi-Fi interface (the AP, from DHCP): reports reach the listener with
 # no destination configured; they carry the station's signal, tx bitrate
-# and MCS (nl80211) and its SSID; during a 20 s iperf3 upload the reported
+# and MCS (nl80211) and its SSID; during a 30 s iperf3 upload the reported
 # goodput of wlan1 and of the iperf3 flow (30 s upload) agree with iperf3's own figures
 # within 5 % (volumes over the transfer: reporter-check.py says why); the unit runs with no capabilities as
 # a dynamic user.
