@@ -51,9 +51,12 @@ iface_bytes = sum(itf.get("goodput_tx_bps", 0) * iv / 8 for t, iv, itf, _ in ins
 flow_bytes = sum(sum(f.get("goodput_tx_bps", 0) for f in body.get("flows", [])
                      if f.get("dst", "").endswith(":5201")) * iv / 8
                  for t, iv, _, body in inside)
-seqs = sorted(b["seq"] for _, _, _, b in inside)
 # A report lost on the way (UDP) takes its interval's bytes with it.
-res["reports_missing"] = (seqs[-1] - seqs[0] + 1 - len(seqs)) if seqs else None
+missing = 0
+for boot in {b["boot"] for _, _, _, b in inside}:
+    seqs = sorted({b["seq"] for _, _, _, b in inside if b["boot"] == boot})
+    missing += seqs[-1] - seqs[0] + 1 - len(seqs)
+res["reports_missing"] = missing
 iperf_bytes = ip["end"]["sum_received"]["bytes"]
 secs = ip["end"]["sum_received"]["seconds"]
 res.update({"reports_in_window": len(inside),
