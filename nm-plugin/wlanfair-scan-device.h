@@ -52,6 +52,7 @@ typedef struct {
   gint64             retry_after_us;
   int                signal_dbm;
   gint64             next_signal_us;
+  gint64             next_network_check_us; /* see recheck_network() */
   /* Scans. */
   guint              seen[WF_SCAN_KIND_COUNT];
   guint              during[WF_SCAN_KIND_COUNT];

@@ -538,6 +538,29 @@ poll_signal (WfScanDevice *d, gint64 now)
     }
 }
 
+/* wpa_supplicant says connected but no current network is known: a change
+ * notification went missing (seen in the lab on an interface that
+ * NetworkManager re-created when it restarted). Ask directly, at most
+ * every 2 s, rather than wait for a notification that may never come. */
+static void
+recheck_network (WfScanDevice *d, gint64 now)
+{
+  WfWpasChange what;
+
+  if (d->network || !g_str_equal (wf_wpas_iface_state (d->iface), "completed")
+      || now < d->next_network_check_us)
+    return;
+  d->next_network_check_us = now + 2 * G_USEC_PER_SEC;
+  what = wf_wpas_iface_reload (d->iface);
+  if (what & WF_WPAS_CHANGED_NETWORK)
+    {
+      g_message ("%s: wpa_supplicant is connected and no change of its current network was "
+                 "announced: read it directly", d->ifname);
+      wf_scan_device_follow_network (d);
+      evaluate (d);
+    }
+}
+
 /* One sample of the device's counters (and signal, when due). */
 static void
 sample (WfScanDevice *d, gint64 now)
@@ -580,6 +603,7 @@ on_tick (gpointer user_data)
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     {
+      recheck_network (v, now);
       sample (v, now);
       decide (v, FALSE);
     }

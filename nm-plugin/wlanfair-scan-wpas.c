@@ -118,6 +118,37 @@ refresh (WfWpasIface *i)
   return what;
 }
 
+WfWpasChange
+wf_wpas_iface_reload (WfWpasIface *i)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariant) props = NULL;
+  GVariantIter it;
+  const char *name;
+  GVariant *value;
+
+  reply = g_dbus_connection_call_sync (i->wpas->bus, WF_WPAS_NAME, i->path,
+                                       "org.freedesktop.DBus.Properties", "GetAll",
+                                       g_variant_new ("(s)", WPAS_IFACE_INTERFACE),
+                                       G_VARIANT_TYPE ("(a{sv})"), G_DBUS_CALL_FLAGS_NONE,
+                                       2000, NULL, &error);
+  if (reply == NULL)
+    {
+      g_warning ("wpa_supplicant interface %s: re-reading its properties: %s",
+                 i->path, error->message);
+      return 0;
+    }
+  props = g_variant_get_child_value (reply, 0);
+  g_variant_iter_init (&it, props);
+  while (g_variant_iter_next (&it, "{&sv}", &name, &value))
+    {
+      g_dbus_proxy_set_cached_property (i->proxy, name, value);
+      g_variant_unref (value);
+    }
+  return refresh (i);
+}
+
 static void
 on_props_changed (GDBusProxy *proxy, GVariant *changed, GStrv invalidated, gpointer user_data)
 {

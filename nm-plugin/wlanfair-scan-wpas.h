@@ -50,6 +50,10 @@ gboolean    wf_wpas_iface_scanning        (WfWpasIface *iface);
 void        wf_wpas_iface_set_data        (WfWpasIface *iface, gpointer data);
 gpointer    wf_wpas_iface_get_data        (WfWpasIface *iface);
 
+/* Reads the interface's properties again with a direct GetAll (not from
+ * change notifications) and returns what changed. */
+WfWpasChange wf_wpas_iface_reload (WfWpasIface *iface);
+
 /* Counts NetworkAdded/NetworkRemoved signals as they arrive (in message
  * order, before the replies that follow them): unchanged across a read and
  * a write means no network was removed or re-created in between. */

@@ -156,6 +156,32 @@ class ScandTest(Base):
         # The one left behind is not left without its bgscan either.
         self.wait_bgscan(net2, other, timeout=5)
 
+    def test_reapplied_after_interface_recreated(self):
+        """What a NetworkManager restart does: wpa_supplicant's interface
+        object is removed with its network and a new one is created, which
+        starts disconnected and connects a moment later."""
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        lab.wpas.SetState(self.iface, "disconnected")
+        lab.wpas.RemoveInterface(self.iface)
+        iface2 = lab.wpas.AddInterface(lab.ifname)
+        lab.wpas.SetState(iface2, "disconnected")
+        time.sleep(1.0)
+        # As in the lab: the new current network is never announced, only
+        # the state; the guard must find it all the same.
+        net2 = str(lab.wpas.AddNetwork(iface2, {"ssid": "wfc-test", "key_mgmt": "WPA-PSK",
+                                                "bgscan": ORIG}))
+        lab.wpas.SetCurrentNetworkUnannounced(iface2, net2)
+        lab.wpas.SetState(iface2, "completed")
+        self.wait_bgscan(net2, "", what="the new interface's network suppressed")
+        dev = self.wait_dev("Suppressing/traffic on the new network",
+                            lambda d: d.get("Suppressing") and d.get("Reason") == "traffic")
+        self.assertEqual(str(dev["SavedBgscan"]), ORIG)
+        lab.stop_traffic()
+        self.wait_bgscan(net2, ORIG, timeout=15)
+
     def test_restored_on_sigterm(self):
         lab = self.lab
         net = self.up()

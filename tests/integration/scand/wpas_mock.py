@@ -399,6 +399,14 @@ class Root(PropObject):
         if network != "/":
             i.NetworkSelected(dbus.ObjectPath(network))
 
+    @dbus.service.method(IFACE_CTL, in_signature="oo", out_signature="")
+    def SetCurrentNetworkUnannounced(self, iface, network):
+        """CurrentNetwork changes and no PropertiesChanged says so: the
+        lost notification seen with the real wpa_supplicant in the lab."""
+        i = self._iface(iface)
+        i.props[IFACE_IF]["CurrentNetwork"] = dbus.ObjectPath(network)
+        i.props[IFACE_IF]["CurrentBSS"] = dbus.ObjectPath(i.bss.path)
+
     @dbus.service.method(IFACE_CTL, in_signature="os", out_signature="")
     def SetState(self, iface, state):
         self._iface(iface).update(IFACE_IF, State=dbus.String(state))
