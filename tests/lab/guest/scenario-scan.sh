@@ -35,6 +35,14 @@ sunit_active() { systemctl is-active -q $SUNIT; }
 sunit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result $SUNIT | tr '\n' ' '; echo; }
 journal_scand() { journalctl -b --no-pager -o short-precise -u $SUNIT "$@"; }
 bgscan_is() { [ "$(bgscan_get)" = "$1" ]; }
+# The guard's own view: not suppressing (idle, or mode off). Forcing bgscan
+# while it suppresses would race with it: it would restore its saved value.
+guard_idle() {
+    timeout 10 wlanfairctl scan status --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["devices"]
+sys.exit(0 if d and not any(x.get("suppressing") for x in d) else 1)'
+}
 
 # ---------------------------------------------------------------- setup ----
 if installed; then fact installed_by_scenario no; else
@@ -184,6 +192,8 @@ run 20 wlanfairctl scan unset lab mode
 
 # ------------------------------------------------------- F. kill -9 ----
 say "F. kill -9 during suppression, restart restores"
+# Phase E's traffic is still within the guard's idle hold-off.
+wait_until 30 guard_idle || fail guard-idle-before-kill "still suppressing 30 s after the traffic"
 bgscan_set "$FORCED"
 bg_traffic 30
 if wait_until 10 bgscan_is ""; then pass suppressed-before-kill
