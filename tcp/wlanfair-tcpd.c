@@ -18,6 +18,7 @@
 #endif
 
 #include "wlanfair-error.h"
+#include "wlanfair-keyfile.h"
 #include "wlanfair-number.h"
 #include "wlanfair-tcp-bpf.h"
 #include "wlanfair-tcp-routes.h"
@@ -134,42 +135,22 @@ parse_beta (const char *text, double *out, GError **error)
 static gboolean
 load_config_file (Config *c, const char *path, gboolean must_exist, GError **error)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GKeyFile) kf = NULL;
   g_autoptr(GError) local = NULL;
-  g_auto(GStrv) groups = NULL;
   g_auto(GStrv) keys = NULL;
   static const char * const known[] = {
     "scope", "cc", "thresh", "beta", "confirm", "interfaces", NULL
   };
 
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local))
-    {
-      if (!must_exist && g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
-      return FALSE;
-    }
-  groups = g_key_file_get_groups (kf, NULL);
-  for (char **g = groups; *g; g++)
-    if (!g_str_equal (*g, "tcp"))
-      {
-        g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                     "%s: unknown section [%s] (only [tcp])", path, *g);
-        return FALSE;
-      }
-  if (!g_key_file_has_group (kf, "tcp"))
+  if (!wf_keyfile_load_section (path, "tcp", known, must_exist, &kf, error))
+    return FALSE;
+  if (kf == NULL || !(keys = g_key_file_get_keys (kf, "tcp", NULL, NULL)))
     return TRUE;
-  keys = g_key_file_get_keys (kf, "tcp", NULL, NULL);
   for (char **k = keys; *k; k++)
     {
       g_autofree char *v = g_key_file_get_string (kf, "tcp", *k, NULL);
       gboolean ok = TRUE;
 
-      if (!g_strv_contains (known, *k))
-        {
-          g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s: unknown key '%s'", path, *k);
-          return FALSE;
-        }
       g_strstrip (v);
       if (g_str_equal (*k, "scope"))
         ok = parse_scope (v, &c->scope, &local);

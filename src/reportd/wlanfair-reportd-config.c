@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-keyfile.h"
 #include "wlanfair-number.h"
 #include "wlanfair-report.h"
 
@@ -223,40 +224,17 @@ wf_reportd_config_set (WfReportdConfig *c, const char *key, const char *value, G
 gboolean
 wf_reportd_config_load (WfReportdConfig *c, const char *path, gboolean must_exist, GError **error)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GKeyFile) kf = NULL;
   g_autoptr(GError) local = NULL;
-  g_auto(GStrv) groups = NULL;
   g_auto(GStrv) names = NULL;
 
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local))
-    {
-      if (!must_exist && g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
-      return FALSE;
-    }
-  groups = g_key_file_get_groups (kf, NULL);
-  for (char **g = groups; *g; g++)
-    if (!g_str_equal (*g, "reportd"))
-      {
-        g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                     "%s: unknown section [%s] (only [reportd])", path, *g);
-        return FALSE;
-      }
-  if (!g_key_file_has_group (kf, "reportd"))
+  if (!wf_keyfile_load_section (path, "reportd", keys, must_exist, &kf, error))
+    return FALSE;
+  if (kf == NULL)
     return TRUE;
   names = g_key_file_get_keys (kf, "reportd", NULL, NULL);
-  /* Unknown keys first, so a typo is named even next to a bad value. */
-  for (char **k = names; *k; k++)
-    if (!g_strv_contains (keys, *k))
-      {
-        g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                     "%s: unknown key '%s' in [reportd] (known: interfaces, interval, "
-                     "destination, port, key, textfile-dir, top-flows, max-datagram, hostname, send, "
-                     "socket)",
-                     path, *k);
-        return FALSE;
-      }
+  if (names == NULL)
+    return TRUE;
   /* port before destination: a destination without a port uses it. */
   for (int pass = 0; pass < 2; pass++)
     for (char **k = names; *k; k++)
