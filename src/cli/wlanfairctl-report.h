@@ -25,6 +25,10 @@ typedef struct {
  * samples twice, interval_s apart (rates need two). */
 JsonObject *wf_cli_report_get (WfCliReportSource *src);
 void        wf_cli_report_source_clear (WfCliReportSource *src);
+/* --interval TEXT (NULL: keep 1 s): seconds from 0.1 to 60. Returns
+ * WF_EXIT_OK, or the usage error's exit status after printing it. */
+int         wf_cli_report_source_set_interval (WfCliReportSource *src,
+                                               const char        *text);
 
 /* The human-readable view, `width` columns wide (0: no limit). */
 void        wf_cli_report_render (JsonObject        *report,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "wlanfair-localreport.h"
+#include "wlanfair-number.h"
 #include "wlanfairctl-report.h"
 #include "wlanfairctl.h"
 
@@ -51,6 +52,17 @@ wf_cli_report_get (WfCliReportSource *src)
   json_object_set_int_member (body, "time_us", g_get_real_time ());
   json_object_set_double_member (body, "interval_s", src->interval_s);
   return body;
+}
+
+int
+wf_cli_report_source_set_interval (WfCliReportSource *src, const char *text)
+{
+  double v = 1;
+
+  if (text && (!wf_number_parse (text, WF_NUMBER_POSITIVE, &v, NULL) || v < 0.1 || v > 60))
+    return wf_cli_usage_error ("--interval '%s' must be seconds from 0.1 to 60", text);
+  src->interval_s = v;
+  return WF_EXIT_OK;
 }
 
 void
@@ -362,7 +374,6 @@ wf_cli_status (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autoptr(JsonObject) report = NULL;
   WfCliReportSource src = { 0 };
-  double iv = 1;
   int rc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -374,20 +385,13 @@ wf_cli_status (int argc, char **argv)
     return rc;
   if (argc > 1)
     return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
-  if (interval)
-    {
-      char *end = NULL;
-
-      iv = g_ascii_strtod (interval, &end);
-      if (end == interval || *end || !(iv >= 0.1 && iv <= 60))
-        return wf_cli_usage_error ("--interval '%s' must be seconds from 0.1 to 60", interval);
-    }
+  if ((rc = wf_cli_report_source_set_interval (&src, interval)) != WF_EXIT_OK)
+    return rc;
   if (top < 0 || top > 100)
     return wf_cli_usage_error ("--top %d must be from 0 to 100", top);
 
   src.socket_path = socket_path;
   src.interfaces = interfaces;
-  src.interval_s = iv;
   src.top_n = (guint) MAX (top, 1);
   src.direct = direct || interfaces != NULL;
   report = wf_cli_report_get (&src);

@@ -129,7 +129,6 @@ wf_cli_top (int argc, char **argv)
   WfCliReportSource src = { 0 };
   struct sigaction sa = { .sa_handler = on_signal };
   gboolean tty = isatty (STDIN_FILENO) && isatty (STDOUT_FILENO);
-  double iv = 1;
   int rc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -141,20 +140,13 @@ wf_cli_top (int argc, char **argv)
     return rc;
   if (argc > 1)
     return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
-  if (interval)
-    {
-      char *end = NULL;
-
-      iv = g_ascii_strtod (interval, &end);
-      if (end == interval || *end || !(iv >= 0.1 && iv <= 60))
-        return wf_cli_usage_error ("--interval '%s' must be seconds from 0.1 to 60", interval);
-    }
+  if ((rc = wf_cli_report_source_set_interval (&src, interval)) != WF_EXIT_OK)
+    return rc;
   if (iterations < 0)
     return wf_cli_usage_error ("--iterations must not be negative");
 
   src.socket_path = socket_path;
   src.interfaces = interfaces;
-  src.interval_s = iv;
   src.top_n = 50;
   src.direct = direct || interfaces != NULL;
 
@@ -199,7 +191,7 @@ wf_cli_top (int argc, char **argv)
       if (iterations && n + 1 >= iterations)
         break;
       /* Direct sampling waits itself only on the first call. */
-      if (tty ? wait_key ((int) (iv * 1000), &paused) : (g_usleep ((gulong) (iv * G_USEC_PER_SEC)), stop_signal != 0))
+      if (tty ? wait_key ((int) (src.interval_s * 1000), &paused) : (g_usleep ((gulong) (src.interval_s * G_USEC_PER_SEC)), stop_signal != 0))
         break;
     }
   restore_terminal ();
