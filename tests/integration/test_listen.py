@@ -19,19 +19,13 @@ import threading
 import time
 import unittest
 
+from wftest import run
+
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 SEND = os.environ.get("WF_REPORT_SEND", "wf-report-send")
 PORT = 7455
 SKIP = 77
 KEY = b"integration-test-key-0123456789abcdef"
-
-
-def run(*args, check=True, **kw):
-    r = subprocess.run(args, capture_output=True, text=True, **kw)
-    if check and r.returncode != 0:
-        raise AssertionError("%s exited %d: %s" % (" ".join(args), r.returncode,
-                                                   (r.stderr or r.stdout).strip()))
-    return r
 
 
 class Net:

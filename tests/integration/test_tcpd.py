@@ -13,6 +13,8 @@ import tempfile
 import time
 import unittest
 
+from wftest import VethNet, run
+
 TCPD = os.environ.get("WLANFAIR_TCPD", "wlanfair-tcpd")
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 OURS = ("ackloss_reno", "ackloss_cubic")
@@ -24,42 +26,9 @@ def sysctl(name):
         return f.read().strip()
 
 
-def run(*args, check=True, **kw):
-    r = subprocess.run(args, capture_output=True, text=True, **kw)
-    if check and r.returncode != 0:
-        raise AssertionError("%s exited %d: %s" % (" ".join(args), r.returncode,
-                                                   (r.stderr or r.stdout).strip()))
-    return r
-
-
-class Net:
+def Net():
     """Two namespaces joined by a veth: a client (the 'station') and a server."""
-
-    def __init__(self):
-        self.p = "wfit%d" % os.getpid()
-        self.client, self.server = self.p + "-c", self.p + "-s"
-        self.cdev, self.sdev = self.p + "c", self.p + "s"
-        self.caddr, self.saddr = "10.231.0.1", "10.231.0.2"
-        try:
-            run("ip", "netns", "add", self.client)
-            run("ip", "netns", "add", self.server)
-            run("ip", "link", "add", self.cdev, "netns", self.client, "type", "veth",
-                "peer", "name", self.sdev, "netns", self.server)
-            for ns, dev, addr in ((self.client, self.cdev, self.caddr),
-                                  (self.server, self.sdev, self.saddr)):
-                run("ip", "-n", ns, "addr", "add", addr + "/24", "dev", dev)
-                run("ip", "-n", ns, "link", "set", dev, "up")
-                run("ip", "-n", ns, "link", "set", "lo", "up")
-        except BaseException:
-            self.close()  # half-built: nothing may outlive the test
-            raise
-
-    def ns(self, ns, *args, **kw):
-        return run("ip", "netns", "exec", ns, *args, **kw)
-
-    def close(self):
-        for ns in (self.client, self.server):
-            run("ip", "netns", "del", ns, check=False)
+    return VethNet("wfit", "10.231.0.1", "10.231.0.2")
 
 
 # A TCP listener that accepts and reads until the peer closes, and a

@@ -25,6 +25,9 @@ from dbusmock import DBusTestCase
 from dbusmock.templates.networkmanager import DeviceState
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# run() is shared with the other integration tests (tests/integration).
+sys.path.insert(0, os.path.dirname(HERE))
+from wftest import run  # noqa: E402
 WPAS_MOCK = os.path.join(HERE, "wpas_mock.py")
 PY = "/usr/bin/python3"  # the Debian interpreter: dbus, gi, dbusmock
 
@@ -51,14 +54,6 @@ self.props['%s']['Update2Count'] = self.props['%s'].get('Update2Count', 0) + 1
 self.EmitSignal('%s', 'Updated', '', [])
 ret = dbus.Dictionary({}, signature='sv')
 """ % (NM_TEST_IFACE, NM_TEST_IFACE, NM_TEST_IFACE, NM_CSETTINGS_IFACE)
-
-
-def run(*args, check=True, **kw):
-    r = subprocess.run(args, capture_output=True, text=True, **kw)
-    if check and r.returncode != 0:
-        raise AssertionError("%s exited %d: %s" % (" ".join(args), r.returncode,
-                                                   (r.stderr or r.stdout).strip()))
-    return r
 
 
 def env_tool(var, name):
