@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wlanfair-json.h"
 #include "wlanfair-localreport.h"
 #include "wlanfair-number.h"
 #include "wlanfairctl-report.h"
@@ -74,46 +75,9 @@ wf_cli_report_source_clear (WfCliReportSource *src)
 
 /* ---- drawing ---------------------------------------------------------- */
 
-static JsonObject *
-obj (JsonObject *o, const char *key)
-{
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
 
-  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-}
 
-static JsonArray *
-arr (JsonObject *o, const char *key)
-{
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
 
-  return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
-}
-
-static gboolean
-num (JsonObject *o, const char *key, double *v)
-{
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
-
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
-    return FALSE;
-  if (json_node_get_value_type (n) == G_TYPE_INT64)
-    *v = (double) json_node_get_int (n);
-  else if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
-    *v = json_node_get_double (n);
-  else
-    return FALSE;
-  return TRUE;
-}
-
-static const char *
-str (JsonObject *o, const char *key, const char *def)
-{
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
-
-  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
-         ? json_node_get_string (n) : def;
-}
 
 /* "12.3M" style, 7 columns; "-" when absent. */
 static const char *
@@ -121,7 +85,7 @@ rate (JsonObject *o, const char *key, char buf[16])
 {
   double v;
 
-  if (!num (o, key, &v))
+  if (!wf_json_number (o, key, &v))
     return "-";
   if (v >= 1e9)
     g_snprintf (buf, 16, "%.2fG", v / 1e9);
@@ -158,73 +122,73 @@ rate_text (JsonObject *r, GString *s)
 {
   double v;
 
-  if (num (r, "bitrate_kbps", &v))
+  if (wf_json_number (r, "bitrate_kbps", &v))
     g_string_append_printf (s, "%.1f Mbit/s", v / 1000);
-  g_string_append_printf (s, " %s", str (r, "mode", "?"));
-  if (num (r, "mcs", &v))
+  g_string_append_printf (s, " %s", wf_json_string (r, "mode", "?"));
+  if (wf_json_number (r, "mcs", &v))
     g_string_append_printf (s, " MCS %.0f", v);
-  if (num (r, "nss", &v))
+  if (wf_json_number (r, "nss", &v))
     g_string_append_printf (s, " NSS %.0f", v);
-  if (num (r, "width_mhz", &v))
+  if (wf_json_number (r, "width_mhz", &v))
     g_string_append_printf (s, " %.0f MHz", v);
-  if (str (r, "gi", NULL))
-    g_string_append_printf (s, " GI %s us", str (r, "gi", NULL));
+  if (wf_json_string (r, "gi", NULL))
+    g_string_append_printf (s, " GI %s us", wf_json_string (r, "gi", NULL));
 }
 
 static void
 render_station (JsonObject *i, guint width, GString *out)
 {
-  JsonObject *sta = obj (i, "station");
-  JsonObject *now = obj (i, "scans");
+  JsonObject *sta = wf_json_object (i, "station");
+  JsonObject *now = wf_json_object (i, "scans");
   /* The daemon's running totals when it has them, else this interval's. */
-  JsonObject *scans = obj (i, "scans_total") ? obj (i, "scans_total") : now;
+  JsonObject *scans = wf_json_object (i, "scans_total") ? wf_json_object (i, "scans_total") : now;
   g_autoptr(GString) s = g_string_new (NULL);
   double v, a;
 
   if (sta)
     {
-      g_string_printf (s, "%s: BSSID %s SSID \"%s\"", str (i, "name", "?"),
-                       str (sta, "bssid", "?"), str (sta, "ssid", ""));
-      if (num (sta, "freq_mhz", &v))
+      g_string_printf (s, "%s: BSSID %s SSID \"%s\"", wf_json_string (i, "name", "?"),
+                       wf_json_string (sta, "bssid", "?"), wf_json_string (sta, "ssid", ""));
+      if (wf_json_number (sta, "freq_mhz", &v))
         g_string_append_printf (s, " %.0f MHz", v);
-      if (num (sta, "signal_dbm", &v))
+      if (wf_json_number (sta, "signal_dbm", &v))
         g_string_append_printf (s, ", signal %.0f dBm", v);
-      if (num (sta, "signal_avg_dbm", &a))
+      if (wf_json_number (sta, "signal_avg_dbm", &a))
         g_string_append_printf (s, " (avg %.0f)", a);
       line (out, width, "%s", s->str);
-      if (obj (sta, "tx_rate"))
+      if (wf_json_object (sta, "tx_rate"))
         {
           g_string_assign (s, "  tx");
-          rate_text (obj (sta, "tx_rate"), s);
+          rate_text (wf_json_object (sta, "tx_rate"), s);
           line (out, width, "%s", s->str);
         }
-      if (obj (sta, "rx_rate"))
+      if (wf_json_object (sta, "rx_rate"))
         {
           g_string_assign (s, "  rx");
-          rate_text (obj (sta, "rx_rate"), s);
+          rate_text (wf_json_object (sta, "rx_rate"), s);
           line (out, width, "%s", s->str);
         }
       g_string_assign (s, " ");
-      if (num (sta, "tx_retries", &v))
+      if (wf_json_number (sta, "tx_retries", &v))
         g_string_append_printf (s, " retries %.0f", v);
-      if (num (sta, "tx_failed", &v))
+      if (wf_json_number (sta, "tx_failed", &v))
         g_string_append_printf (s, " failed %.0f", v);
-      if (num (sta, "beacon_loss", &v))
+      if (wf_json_number (sta, "beacon_loss", &v))
         g_string_append_printf (s, " beacon loss %.0f", v);
       if (s->len > 1)
         line (out, width, "%s", s->str);
     }
   else if (json_object_get_boolean_member_with_default (i, "wifi", FALSE))
-    line (out, width, "%s: %s, not associated", str (i, "name", "?"), str (i, "iftype", "wifi"));
+    line (out, width, "%s: %s, not associated", wf_json_string (i, "name", "?"), wf_json_string (i, "iftype", "wifi"));
   if (scans)
     {
       double c = 0, ss = 0, w = 0, p = 0, d = 0;
 
-      num (scans, "count", &c);
-      num (scans, "single_ssid", &ss);
-      num (scans, "wildcard", &w);
-      num (scans, "passive", &p);
-      num (scans, "duration_ms", &d);
+      wf_json_number (scans, "count", &c);
+      wf_json_number (scans, "single_ssid", &ss);
+      wf_json_number (scans, "wildcard", &w);
+      wf_json_number (scans, "passive", &p);
+      wf_json_number (scans, "duration_ms", &d);
       line (out, width, "  scans%s %.0f (single-SSID %.0f, wildcard %.0f, passive %.0f), %.0f ms%s",
             scans == now ? " this interval" : " since the daemon started", c, ss, w, p, d,
             now && json_object_get_boolean_member_with_default (now, "in_progress", FALSE)
@@ -236,32 +200,32 @@ void
 wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint max_flows,
                       GString *out)
 {
-  JsonArray *ifs = arr (r, "interfaces");
-  JsonArray *flows = arr (r, "flows");
-  JsonObject *sending = obj (r, "sending");
-  JsonObject *ackloss = obj (r, "ackloss");
+  JsonArray *ifs = wf_json_array (r, "interfaces");
+  JsonArray *flows = wf_json_array (r, "flows");
+  JsonObject *sending = wf_json_object (r, "sending");
+  JsonObject *ackloss = wf_json_object (r, "ackloss");
   double interval = 0, total;
   char b1[16], b2[16], b3[16], b4[16], b5[16], b6[16];
 
-  num (r, "interval_s", &interval);
+  wf_json_number (r, "interval_s", &interval);
   if (src->from_daemon)
     {
       double t = 0, pid = 0;
 
-      num (r, "time_us", &t);
-      num (r, "pid", &pid);
+      wf_json_number (r, "time_us", &t);
+      wf_json_number (r, "pid", &pid);
       line (out, width, "source: wlanfair-reportd (pid %.0f), interval %g s, sampled %.1f s ago",
             pid, interval, (g_get_real_time () - t) / 1e6);
-      if (sending && str (sending, "mode", NULL))
+      if (sending && wf_json_string (sending, "mode", NULL))
         {
           double sent = 0, errors = 0;
 
-          num (sending, "sent", &sent);
-          num (sending, "errors", &errors);
+          wf_json_number (sending, "sent", &sent);
+          wf_json_number (sending, "errors", &errors);
           line (out, width, "reports: to %s (%s), %.0f sent, %.0f errors%s%s",
-                str (sending, "destination", "nowhere yet"), str (sending, "mode", ""), sent,
-                errors, str (sending, "last_error", NULL) ? "; last: " : "",
-                str (sending, "last_error", ""));
+                wf_json_string (sending, "destination", "nowhere yet"), wf_json_string (sending, "mode", ""), sent,
+                errors, wf_json_string (sending, "last_error", NULL) ? "; last: " : "",
+                wf_json_string (sending, "last_error", ""));
         }
       else
         line (out, width, "reports: not sent (--no-send)");
@@ -281,7 +245,7 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
 
       if (o == NULL)
         continue;
-      line (out, width, "%-12s %-4s %-4s %9s %9s %9s %9s %9s %9s", str (o, "name", "?"),
+      line (out, width, "%-12s %-4s %-4s %9s %9s %9s %9s %9s %9s", wf_json_string (o, "name", "?"),
             json_object_get_boolean_member_with_default (o, "wifi", FALSE) ? "yes" : "no",
             json_object_get_boolean_member_with_default (o, "up", FALSE) ? "up" : "down",
             rate (o, "rx_bps", b1), rate (o, "tx_bps", b2), rate (o, "rx_pps", b3),
@@ -301,7 +265,7 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
     }
 
   line (out, width, "%s", "");
-  if (num (r, "flows_total", &total))
+  if (wf_json_number (r, "flows_total", &total))
     {
       guint shown = flows ? MIN (json_array_get_length (flows), max_flows) : 0;
 
@@ -316,14 +280,14 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
 
           if (f == NULL)
             continue;
-          if (num (f, "rtt_us", &rtt))
+          if (wf_json_number (f, "rtt_us", &rtt))
             g_snprintf (rtt_s, sizeof rtt_s, "%.1f", rtt / 1000);
-          if (num (f, "cwnd", &cwnd))
+          if (wf_json_number (f, "cwnd", &cwnd))
             g_snprintf (cwnd_s, sizeof cwnd_s, "%.0f", cwnd);
-          if (num (f, "total_retrans", &retr))
+          if (wf_json_number (f, "total_retrans", &retr))
             g_snprintf (retr_s, sizeof retr_s, "%.0f", retr);
-          line (out, width, "%-24s %-24s %-8s %-7s %7s %5s %5s %9s %9s", str (f, "src", "?"),
-                str (f, "dst", "?"), str (f, "iface", "-"), str (f, "cc", "-"), rtt_s, cwnd_s,
+          line (out, width, "%-24s %-24s %-8s %-7s %7s %5s %5s %9s %9s", wf_json_string (f, "src", "?"),
+                wf_json_string (f, "dst", "?"), wf_json_string (f, "iface", "-"), wf_json_string (f, "cc", "-"), rtt_s, cwnd_s,
                 retr_s, rate (f, "goodput_tx_bps", b1), rate (f, "goodput_rx_bps", b2));
         }
     }
@@ -337,12 +301,12 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
       line (out, width, "%s", "");
       for (GList *c = ccs; c; c = c->next)
         {
-          JsonObject *k = obj (ackloss, c->data);
+          JsonObject *k = wf_json_object (ackloss, c->data);
           double acks = 0, losses = 0, halvings = 0;
 
-          num (k, "acks", &acks);
-          num (k, "ack_losses", &losses);
-          num (k, "halvings", &halvings);
+          wf_json_number (k, "acks", &acks);
+          wf_json_number (k, "ack_losses", &losses);
+          wf_json_number (k, "halvings", &halvings);
           line (out, width, "%s: acks %.0f, ack losses %.0f, halvings %.0f",
                 (const char *) c->data, acks, losses, halvings);
         }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-json.h"
 
 typedef struct {
   const char *name;
@@ -102,34 +103,8 @@ emit (Out *out, const char *name, const char *labels, double value)
     g_string_append_printf (f->samples, " %s\n", g_ascii_formatd (num, sizeof num, "%.15g", value));
 }
 
-static gboolean
-num (JsonObject *o, const char *key, double *v)
-{
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
 
-  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) ||
-      (json_node_get_value_type (n) != G_TYPE_INT64 && json_node_get_value_type (n) != G_TYPE_DOUBLE))
-    return FALSE;
-  *v = json_node_get_value_type (n) == G_TYPE_INT64 ? (double) json_node_get_int (n)
-                                                    : json_node_get_double (n);
-  return TRUE;
-}
 
-static JsonObject *
-obj (JsonObject *o, const char *key)
-{
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
-
-  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
-}
-
-static JsonArray *
-arr (JsonObject *o, const char *key)
-{
-  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
-
-  return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
-}
 
 /* name="value" with one more label pair. */
 static char *
@@ -147,7 +122,7 @@ emit_if (Out *out, JsonObject *o, const char *key, const char *metric,
 {
   double v;
 
-  if (num (o, key, &v))
+  if (wf_json_number (o, key, &v))
     emit (out, metric, labels, v * scale);
 }
 
@@ -174,7 +149,7 @@ station (Out *out, const char *dev, JsonObject *sta)
   emit_if (out, sta, "beacon_loss", "node_wifi_station_beacon_loss_total", d->str, 1);
   for (int i = 0; i < 2; i++)
     {
-      JsonObject *r = obj (sta, keys[i]);
+      JsonObject *r = wf_json_object (sta, keys[i]);
       g_autofree char *l = NULL;
       g_autofree char *lm = NULL;
       double gi;
@@ -214,11 +189,11 @@ iface (Out *out, JsonObject *i)
   emit_if (out, i, "tx_pps", "wlanfair_interface_packets_per_second", tx, 1);
   emit_if (out, i, "goodput_rx_bps", "wlanfair_interface_goodput_bits_per_second", rx, 1);
   emit_if (out, i, "goodput_tx_bps", "wlanfair_interface_goodput_bits_per_second", tx, 1);
-  if (obj (i, "station"))
-    station (out, dev, obj (i, "station"));
+  if (wf_json_object (i, "station"))
+    station (out, dev, wf_json_object (i, "station"));
   /* Counters need the running totals; the per-report "scans" has the
    * in-progress flag. */
-  scans = obj (i, "scans_total");
+  scans = wf_json_object (i, "scans_total");
   if (scans)
     {
       static const char * const kinds[] = { "single_ssid", "wildcard", "passive", "multi_ssid" };
@@ -232,7 +207,7 @@ iface (Out *out, JsonObject *i)
       emit_if (out, scans, "duration_ms", "wlanfair_scan_duration_seconds_total", d->str, 1e-3);
       emit_if (out, scans, "aborted", "wlanfair_scans_aborted_total", d->str, 1);
     }
-  scans = obj (i, "scans");
+  scans = wf_json_object (i, "scans");
   if (scans && json_object_has_member (scans, "in_progress"))
     emit (out, "wlanfair_scan_in_progress", d->str,
           json_object_get_boolean_member_with_default (scans, "in_progress", FALSE));
@@ -274,23 +249,23 @@ wf_prometheus_render (JsonObject *body, gint64 time_us)
   JsonObject *ackloss;
   double v;
 
-  if ((a = arr (body, "interfaces")))
+  if ((a = wf_json_array (body, "interfaces")))
     for (guint i = 0; i < json_array_get_length (a); i++)
       if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (a, i)))
         iface (&out, json_array_get_object_element (a, i));
-  if (num (body, "flows_total", &v))
+  if (wf_json_number (body, "flows_total", &v))
     emit (&out, "wlanfair_tcp_flows", "", v);
-  if ((a = arr (body, "flows")))
+  if ((a = wf_json_array (body, "flows")))
     for (guint i = 0; i < json_array_get_length (a); i++)
       if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (a, i)))
         flow (&out, json_array_get_object_element (a, i));
-  if ((ackloss = obj (body, "ackloss")))
+  if ((ackloss = wf_json_object (body, "ackloss")))
     {
       g_autoptr(GList) ccs = json_object_get_members (ackloss);
 
       for (GList *c = ccs; c; c = c->next)
         {
-          JsonObject *counters = obj (ackloss, c->data);
+          JsonObject *counters = wf_json_object (ackloss, c->data);
           g_autoptr(GList) names = counters ? json_object_get_members (counters) : NULL;
 
           for (GList *n = names; n; n = n->next)
