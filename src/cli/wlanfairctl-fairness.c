@@ -40,16 +40,6 @@ options_clear (Options *o)
     g_array_unref (o->windows);
 }
 
-static int
-bad_number (const char *option, const char *text, WfNumberFlags flags, double *out)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (wf_number_parse (text, flags, out, &error))
-    return WF_EXIT_OK;
-  return wf_cli_usage_error ("%s: %s", option, error->message);
-}
-
 /* Check the command line as a whole before touching any data. */
 static int
 validate (Options *o, int n_values)
@@ -57,11 +47,11 @@ validate (Options *o, int n_values)
   int rc;
 
   if (o->capacity_arg &&
-      (rc = bad_number ("--capacity", o->capacity_arg, WF_NUMBER_SI | WF_NUMBER_POSITIVE,
+      (rc = wf_cli_parse_number ("--capacity", o->capacity_arg, WF_NUMBER_SI | WF_NUMBER_POSITIVE,
                         &o->capacity)))
     return rc;
   if (o->alpha_arg &&
-      (rc = bad_number ("--alpha", o->alpha_arg, WF_NUMBER_NONNEG, &o->alpha)))
+      (rc = wf_cli_parse_number ("--alpha", o->alpha_arg, WF_NUMBER_NONNEG, &o->alpha)))
     return rc;
   if (!o->capacity_arg && (o->alpha_arg || o->allow_over))
     return wf_cli_usage_error ("%s needs --capacity",
@@ -82,7 +72,7 @@ validate (Options *o, int n_values)
   if (o->window_arg == NULL)
     return wf_cli_usage_error ("--series needs --window");
   if (o->step_arg &&
-      (rc = bad_number ("--step", o->step_arg, WF_NUMBER_POSITIVE, &o->step)))
+      (rc = wf_cli_parse_number ("--step", o->step_arg, WF_NUMBER_POSITIVE, &o->step)))
     return rc;
 
   o->windows = g_array_new (FALSE, FALSE, sizeof (double));
@@ -93,7 +83,7 @@ validate (Options *o, int n_values)
       {
         double w;
 
-        if ((rc = bad_number ("--window", g_strstrip (*p), WF_NUMBER_POSITIVE, &w)))
+        if ((rc = wf_cli_parse_number ("--window", g_strstrip (*p), WF_NUMBER_POSITIVE, &w)))
           return rc;
         g_array_append_val (o->windows, w);
       }
@@ -129,7 +119,7 @@ run_values (Options *o, char **values, int n_values)
   int rc;
 
   for (int i = 0; i < n_values; i++)
-    if ((rc = bad_number ("throughput", values[i], WF_NUMBER_SI | WF_NUMBER_NONNEG, &x[i])))
+    if ((rc = wf_cli_parse_number ("throughput", values[i], WF_NUMBER_SI | WF_NUMBER_NONNEG, &x[i])))
       return rc;
 
   if (!wf_fairness_jain (x, n_values, &jain, &error))

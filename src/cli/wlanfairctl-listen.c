@@ -42,16 +42,6 @@ row_free (gpointer data)
 /* Options                                                             */
 
 static int
-bad_number (const char *option, const char *text, WfNumberFlags flags, double *out)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (wf_number_parse (text, flags, out, &error))
-    return WF_EXIT_OK;
-  return wf_cli_usage_error ("%s: %s", option, error->message);
-}
-
-static int
 validate (Listen *l)
 {
   int rc;
@@ -66,19 +56,19 @@ validate (Listen *l)
         return wf_cli_usage_error ("--bind: '%s' is not an IPv4 or IPv6 address", l->bind_arg);
     }
   if (l->capacity_arg &&
-      (rc = bad_number ("--capacity", l->capacity_arg, WF_NUMBER_SI | WF_NUMBER_POSITIVE,
+      (rc = wf_cli_parse_number ("--capacity", l->capacity_arg, WF_NUMBER_SI | WF_NUMBER_POSITIVE,
                         &l->capacity)))
     return rc;
   if (l->alpha_arg &&
-      (rc = bad_number ("--alpha", l->alpha_arg, WF_NUMBER_NONNEG, &l->alpha)))
+      (rc = wf_cli_parse_number ("--alpha", l->alpha_arg, WF_NUMBER_NONNEG, &l->alpha)))
     return rc;
   if (l->alpha_arg && !l->capacity_arg)
     return wf_cli_usage_error ("--alpha needs --capacity");
   if (l->duration_arg &&
-      (rc = bad_number ("--duration", l->duration_arg, WF_NUMBER_POSITIVE, &l->duration)))
+      (rc = wf_cli_parse_number ("--duration", l->duration_arg, WF_NUMBER_POSITIVE, &l->duration)))
     return rc;
   if (l->window_arg &&
-      (rc = bad_number ("--window", l->window_arg, WF_NUMBER_POSITIVE, &l->window)))
+      (rc = wf_cli_parse_number ("--window", l->window_arg, WF_NUMBER_POSITIVE, &l->window)))
     return rc;
   if (l->window > 86400)
     return wf_cli_usage_error ("--window: at most 86400 seconds");

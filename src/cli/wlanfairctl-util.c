@@ -34,6 +34,16 @@ wf_cli_fail (const char *fmt, ...)
   return WF_EXIT_FAILURE;
 }
 
+int
+wf_cli_parse_number (const char *option, const char *text, WfNumberFlags flags, double *out)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (wf_number_parse (text, flags, out, &error))
+    return WF_EXIT_OK;
+  return wf_cli_usage_error ("%s: %s", option, error->message);
+}
+
 gboolean
 wf_cli_parse_options (GOptionContext *context,
                       int            *argc,

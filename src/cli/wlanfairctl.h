@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "wlanfair-number.h"
+
 G_BEGIN_DECLS
 
 enum {
@@ -30,6 +32,13 @@ int wf_cli_top (int argc, char **argv);
 int wf_cli_usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 /* Print "wlanfairctl CMD: message"; returns 1. */
 int wf_cli_fail (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
+
+/* TEXT as a number (wf_number_parse); on error prints "OPTION: why" as a
+ * usage error and returns its exit status, else WF_EXIT_OK. */
+int wf_cli_parse_number (const char    *option,
+                         const char    *text,
+                         WfNumberFlags  flags,
+                         double        *out);
 
 gboolean wf_cli_parse_options (GOptionContext *context,
                                int            *argc,
