@@ -66,6 +66,15 @@ find_connection (NMClient *client, const char *spec)
   return found;
 }
 
+/* The profile CONNECTION names, through a new client (kept in *client,
+ * which owns the result); NULL after saying why. */
+static NMRemoteConnection *
+open_profile (const char *spec, NMClient **client)
+{
+  *client = nm_client ();
+  return *client ? find_connection (*client, spec) : NULL;
+}
+
 /* "mode, policy, ..." */
 static char *
 key_list (void)
@@ -196,10 +205,7 @@ wf_cli_scan_set (int argc, char **argv)
     return rc;
   if (!wf_scan_config_check_profile_value (full, argv[3], &error))
     return wf_cli_usage_error ("%s", error->message);
-  client = nm_client ();
-  if (!client)
-    return WF_EXIT_FAILURE;
-  remote = find_connection (client, argv[1]);
+  remote = open_profile (argv[1], &client);
   if (!remote)
     return WF_EXIT_FAILURE;
   return write_key (remote, full, argv[3]);
@@ -223,10 +229,7 @@ wf_cli_scan_unset (int argc, char **argv)
   full = parse_key (argv[2], &rc);
   if (!full)
     return rc;
-  client = nm_client ();
-  if (!client)
-    return WF_EXIT_FAILURE;
-  remote = find_connection (client, argv[1]);
+  remote = open_profile (argv[1], &client);
   if (!remote)
     return WF_EXIT_FAILURE;
   user = NM_SETTING_USER (nm_connection_get_setting (NM_CONNECTION (remote),
@@ -267,10 +270,7 @@ wf_cli_scan_get (int argc, char **argv)
     return wf_cli_usage_error ("expected CONNECTION [KEY]");
   if (argc == 3 && !(only = parse_key (argv[2], &rc)))
     return rc;
-  client = nm_client ();
-  if (!client)
-    return WF_EXIT_FAILURE;
-  remote = find_connection (client, argv[1]);
+  remote = open_profile (argv[1], &client);
   if (!remote)
     return WF_EXIT_FAILURE;
   user = NM_SETTING_USER (nm_connection_get_setting (NM_CONNECTION (remote),
