@@ -186,6 +186,7 @@ wf_tcp_bpf_load (const WfTcpBpfConfig *config,
   bpf->skel->rodata->wf_thresh = config->thresh;
   bpf->skel->rodata->wf_beta = config->beta;
   bpf->skel->rodata->wf_confirm = config->confirm;
+  bpf->skel->rodata->wf_rate = config->confirm_rate;
   if (config->scope_cc)
     g_strlcpy ((char *) bpf->skel->rodata->wf_scope_cc, config->scope_cc, WF_CC_NAME_MAX);
   else

@@ -14,6 +14,7 @@ struct sock {
 };
 
 struct inet_connection_sock {
+  __u8  icsk_ca_state : 5;
   __u64 icsk_ca_priv[13];
 };
 

@@ -10,9 +10,12 @@
 #include <malloc.h>
 #include <math.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
@@ -37,6 +40,7 @@ typedef struct {
   guint    thresh;
   double   beta;
   guint    confirm;
+  double   confirm_rate; /* percent; 0: off */
   char   **interfaces;
   char    *cgroup;
   char    *state_dir;
@@ -53,6 +57,7 @@ typedef struct {
   char             *status_path;
   GMainLoop        *loop;
   int               exit_code;
+  int               lock_fd;
 } Daemon;
 
 static gboolean
@@ -91,7 +96,10 @@ parse_count (const char *name, const char *text, guint min, guint max,
   double v;
 
   if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
-    return FALSE;
+    {
+      g_prefix_error (error, "%s: ", name);
+      return FALSE;
+    }
   if (v != floor (v) || v < min || v > max)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
@@ -115,12 +123,35 @@ parse_confirm (const char *text, guint *out, GError **error)
 }
 
 static gboolean
+parse_confirm_rate (const char *text, double *out, GError **error)
+{
+  double v;
+
+  if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
+    {
+      g_prefix_error (error, "confirm-rate: ");
+      return FALSE;
+    }
+  if (v > 100)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                   "confirm-rate '%s' must be a percentage from 0 to 100", text);
+      return FALSE;
+    }
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
 parse_beta (const char *text, double *out, GError **error)
 {
   double v;
 
   if (!wf_number_parse (text, WF_NUMBER_POSITIVE, &v, error))
-    return FALSE;
+    {
+      g_prefix_error (error, "beta: ");
+      return FALSE;
+    }
   if (v > 1 || v * WF_ACKLOSS_ONE < WF_ACKLOSS_BETA_MIN - 0.5)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
@@ -139,7 +170,7 @@ load_config_file (Config *c, const char *path, gboolean must_exist, GError **err
   g_autoptr(GError) local = NULL;
   g_auto(GStrv) keys = NULL;
   static const char * const known[] = {
-    "scope", "cc", "thresh", "beta", "confirm", "interfaces", NULL
+    "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "interfaces", NULL
   };
 
   if (!wf_keyfile_load_section (path, "tcp", known, must_exist, &kf, error))
@@ -162,6 +193,8 @@ load_config_file (Config *c, const char *path, gboolean must_exist, GError **err
         ok = parse_beta (v, &c->beta, &local);
       else if (g_str_equal (*k, "confirm"))
         ok = parse_confirm (v, &c->confirm, &local);
+      else if (g_str_equal (*k, "confirm-rate"))
+        ok = parse_confirm_rate (v, &c->confirm_rate, &local);
       else if (g_str_equal (*k, "interfaces"))
         {
           g_strfreev (c->interfaces);
@@ -174,6 +207,37 @@ load_config_file (Config *c, const char *path, gboolean must_exist, GError **err
         }
     }
   return TRUE;
+}
+
+/* One instance per pin directory: a second one would take the first's
+ * pinned registrations for a crashed instance's and unregister them. The
+ * lock goes with the process, so a killed instance never blocks its
+ * successor. Returns the locked fd, -1 with error when another process
+ * holds it, or -2 when the directory cannot be made (no bpffs: nothing
+ * can be pinned there either). */
+static int
+lock_pin_dir (const char *pin_dir, GError **error)
+{
+  int fd;
+
+  if (g_mkdir_with_parents (pin_dir, 0700) < 0 ||
+      (fd = open (pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    {
+      g_debug ("%s: %s; not locked", pin_dir, g_strerror (errno));
+      return -2;
+    }
+  if (flock (fd, LOCK_EX | LOCK_NB) < 0)
+    {
+      int e = errno;
+
+      close (fd);
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
+                   e == EWOULDBLOCK ? "another wlanfair-tcpd uses %s; stop it first"
+                                    : "locking %s: %s",
+                   pin_dir, g_strerror (e));
+      return -1;
+    }
+  return fd;
 }
 
 /* cgroup v2 root, wherever it is mounted (unified or hybrid hierarchy). */
@@ -227,6 +291,8 @@ write_status (Daemon *d, GError **out_error)
   json_builder_add_double_value (b, d->config.beta);
   json_builder_set_member_name (b, "confirm");
   json_builder_add_int_value (b, d->config.confirm);
+  json_builder_set_member_name (b, "confirm_rate");
+  json_builder_add_double_value (b, d->config.confirm_rate);
   json_builder_set_member_name (b, "registration");
   json_builder_add_string_value (b, d->features.link ? "struct_ops link" : "struct_ops map (legacy)");
   json_builder_set_member_name (b, "interfaces");
@@ -383,6 +449,7 @@ start (Daemon *d, GError **error)
     .thresh = c->thresh,
     .beta = (guint) lround (c->beta * WF_ACKLOSS_ONE),
     .confirm = c->confirm,
+    .confirm_rate = (guint) lround (c->confirm_rate / 100 * WF_ACKLOSS_RATE_ONE),
     .scope_cc = c->scope == SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
     .pin_dir = c->pin_dir,
   };
@@ -409,6 +476,10 @@ start (Daemon *d, GError **error)
       return FALSE;
     }
 
+  d->lock_fd = lock_pin_dir (c->pin_dir, error);
+  if (d->lock_fd == -1)
+    return FALSE;
+
   /* What a crashed instance left: first its sysctls, so that no default
    * names a CC, then its registrations. */
   if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, error))
@@ -420,9 +491,9 @@ start (Daemon *d, GError **error)
   d->bpf = wf_tcp_bpf_load (&bc, &d->features, error);
   if (d->bpf == NULL)
     return FALSE;
-  g_message ("registered %s%s (thresh %u, beta %g, confirm %u)", "ackloss_reno",
-             wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
-             c->thresh, c->beta, c->confirm);
+  g_message ("registered %s%s (thresh %u, beta %g, confirm %u, confirm-rate %g %%)",
+             "ackloss_reno", wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
+             c->thresh, c->beta, c->confirm, c->confirm_rate);
 
   d->sysctl.path = g_steal_pointer (&state_path);
   switch (c->scope)
@@ -484,11 +555,13 @@ main (int argc, char **argv)
   Daemon d = { .config = { .scope = SCOPE_WIFI, .cc = WF_CC_CUBIC,
                            .thresh = WF_ACKLOSS_THRESH_DEFAULT,
                            .beta = WF_ACKLOSS_BETA_DEFAULT / (double) WF_ACKLOSS_ONE,
-                           .confirm = WF_ACKLOSS_CONFIRM_DEFAULT } };
+                           .confirm = WF_ACKLOSS_CONFIRM_DEFAULT,
+                           .confirm_rate = WF_ACKLOSS_RATE_DEFAULT_PERCENT },
+               .lock_fd = -2 };
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autofree char *config_path = NULL, *scope = NULL, *cc = NULL, *thresh = NULL, *beta = NULL;
-  g_autofree char *confirm = NULL;
+  g_autofree char *confirm = NULL, *confirm_rate = NULL;
   g_auto(GStrv) interfaces = NULL;
   gboolean version = FALSE, check = FALSE, cleanup = FALSE;
   const GOptionEntry entries[] = {
@@ -505,6 +578,9 @@ main (int argc, char **argv)
     { "confirm", 0, 0, G_OPTION_ARG_STRING, &confirm,
       "Lost ACKs the waiting round must count too before a halving "
       "(0: the published rule)", "N" },
+    { "confirm-rate", 0, 0, G_OPTION_ARG_STRING, &confirm_rate,
+      "Or: the share of lost ACKs, in percent, that confirms a detection at once "
+      "(default 2; 0: off)", "PERCENT" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
       "A Wi-Fi interface for scope=wifi (repeatable; default: all wireless)", "IFACE" },
     { "cgroup", 0, 0, G_OPTION_ARG_FILENAME, &d.config.cgroup,
@@ -554,7 +630,8 @@ main (int argc, char **argv)
       (cc && !parse_cc (cc, &d.config.cc, &error)) ||
       (thresh && !parse_thresh (thresh, &d.config.thresh, &error)) ||
       (beta && !parse_beta (beta, &d.config.beta, &error)) ||
-      (confirm && !parse_confirm (confirm, &d.config.confirm, &error)))
+      (confirm && !parse_confirm (confirm, &d.config.confirm, &error)) ||
+      (confirm_rate && !parse_confirm_rate (confirm_rate, &d.config.confirm_rate, &error)))
     {
       g_printerr ("wlanfair-tcpd: %s\n", error->message);
       d.exit_code = EXIT_USAGE;
@@ -602,6 +679,13 @@ main (int argc, char **argv)
         {
           g_printerr ("wlanfair-tcpd: an instance is running (pid %d); stop it instead\n",
                       (int) running);
+          d.exit_code = 1;
+          goto out;
+        }
+      d.lock_fd = lock_pin_dir (d.config.pin_dir, &error);
+      if (d.lock_fd == -1)
+        {
+          g_printerr ("wlanfair-tcpd: %s\n", error->message);
           d.exit_code = 1;
           goto out;
         }
@@ -662,5 +746,7 @@ out:
   g_free (d.config.cgroup);
   g_free (d.config.state_dir);
   g_free (d.config.pin_dir);
+  if (d.lock_fd >= 0)
+    close (d.lock_fd);
   return d.exit_code;
 }

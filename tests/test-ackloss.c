@@ -106,6 +106,7 @@ sim_init (Sim *sim, guint32 iss, guint32 cwnd)
   sim->params.thresh = WF_ACKLOSS_THRESH_DEFAULT;
   sim->params.beta = WF_ACKLOSS_BETA_DEFAULT;
   sim->params.confirm = WF_ACKLOSS_CONFIRM_DEFAULT;
+  sim->params.rate = WF_ACKLOSS_RATE_DEFAULT;
   sim->iss = iss;
   sim->mss = MSS;
   sim->snd_una = iss;
@@ -169,17 +170,10 @@ sim_next_span (Sim *sim)
   return sim->spans[sim->span_pos++ % sim->n_spans];
 }
 
-/* set_state in the glue: entering CWR/Recovery/Loss is data loss,
- * entering Disorder is suspected reordering. */
+/* The TCP state machine moves; the glue reads the state at the next ACK. */
 static void
 sim_set_state (Sim *sim, CaState state)
 {
-  if (state == sim->ca_state)
-    return;
-  if (state >= CA_CWR)
-    wf_ackloss_on_data_loss (&sim->st);
-  else if (state == CA_DISORDER)
-    wf_ackloss_on_reorder (&sim->st);
   sim->ca_state = state;
 }
 
@@ -195,8 +189,7 @@ sim_deliver (Sim *sim, guint32 ack)
 
   if (seq_before (sim->snd_una, ack))
     sim->snd_una = ack;
-  if (sim->ca_state >= CA_CWR)
-    wf_ackloss_on_data_loss (&sim->st);
+  wf_ackloss_on_ca_state (&sim->st, sim->ca_state);
   action = wf_ackloss_on_ack (&sim->st, &sim->params, &sim->counters,
                               sim->snd_una, sim->snd_nxt, sim->mss);
   sim->fed++;
@@ -364,7 +357,8 @@ core_warm (struct wf_ackloss_state *s, const struct wf_ackloss_params *p,
 }
 
 static const struct wf_ackloss_params default_params = {
-  WF_ACKLOSS_THRESH_DEFAULT, WF_ACKLOSS_BETA_DEFAULT, WF_ACKLOSS_CONFIRM_DEFAULT
+  WF_ACKLOSS_THRESH_DEFAULT, WF_ACKLOSS_BETA_DEFAULT, WF_ACKLOSS_CONFIRM_DEFAULT,
+  WF_ACKLOSS_RATE_DEFAULT
 };
 
 /* Every wait entered on ACK loss ends in exactly one of these (the model
@@ -459,9 +453,12 @@ test_delayed_from_b1 (void)
   const guint32 sb_hand[] = { 1156, 1268, 1366, 1451, 1526, 1591, 1648, 1698 };
   const guint32 sv_hand[] = { 8, 8, 8, 8, 8, 8, 64, 106 };
   const guint32 cnt_hand[] = { 1, 2, 3, 4, 5, 6, 6, 6 };
-  Sim sim, pub;
+  Sim sim, pub, rate;
 
   sim_init (&sim, 1000, 40);
+  /* The confirmation by the waiting round alone; the loss-rate path
+   * halves once here (6 lost ACKs in 8 put the rate at 2.3 %): see below. */
+  sim.params.rate = 0;
   sim_settle_b1 (&sim);
   sim_set_spans (&sim, span2, 1);
   for (gsize i = 0; i < G_N_ELEMENTS (sb_hand); i++)
@@ -474,6 +471,10 @@ test_delayed_from_b1 (void)
     }
   pub = sim;
   pub.params.confirm = 0;
+  rate = sim;
+  rate.params.rate = WF_ACKLOSS_RATE_DEFAULT;
+  g_assert_cmpuint (rate.st.loss_rate, >=, WF_ACKLOSS_RATE_DEFAULT);
+  g_assert_cmpuint (sim_rounds (&rate, 2), ==, 1);
 
   /* cnt 6 at the end of the round: wait; the waiting round's span-2 ACKs
    * at b = 2 count nothing: unconfirmed, no halving. */
@@ -845,6 +846,7 @@ test_burst_sizes (void)
 
           sim_init (&sim, 1000, 40 * b);
           sim.params.confirm = confirm;
+          sim.params.rate = 0; /* a lone burst: the waiting round decides */
           sim_set_spans (&sim, spans, 1);
           g_assert_cmpuint (sim_rounds (&sim, 10), ==, 0);
           g_assert_cmpuint (sim.st.warmup, ==, 0);
@@ -1018,12 +1020,14 @@ test_reorder (void)
   one = sim;
 
   /* Dup ACKs for a reordered segment: Disorder, back to Open, twice. The
-   * dup ACKs themselves are no-ops for the core (test_dup_ack). */
+   * dup ACKs themselves are no-ops for the core (test_dup_ack); the glue
+   * sees each state at the next ACK. */
   for (guint i = 0; i < 2; i++)
     {
       sim_set_state (&sim, CA_DISORDER);
       sim_acks (&sim, 2);
       sim_set_state (&sim, CA_OPEN);
+      sim_acks (&sim, 1);
     }
   g_assert_cmpuint (sim.st.cnt, ==, 0);
   g_assert_cmpuint (sim.st.reordered, ==, 1);
@@ -1038,7 +1042,9 @@ test_reorder (void)
   g_assert_cmpuint (sim.counters.ack_losses, ==, 2);
 
   sim_set_state (&one, CA_DISORDER);
+  sim_acks (&one, 1);
   sim_set_state (&one, CA_OPEN);
+  sim_acks (&one, 1);
   g_assert_cmpuint (one.st.cnt, ==, 1);
   g_assert_cmpuint (sim_round (&one), ==, 1);
   g_assert_cmpuint (one.counters.suppressed_reorder, ==, 0);
@@ -1137,8 +1143,10 @@ test_data_loss (void)
    * b = 1: +2). */
   sim_acks (&sim, 3);
   sim_set_state (&sim, CA_RECOVERY);
+  g_assert_cmpuint (sim.st.data_loss, ==, 0); /* seen at the next ACK */
+  sim_acks (&sim, 1);
   g_assert_cmpuint (sim.st.data_loss, ==, 1);
-  sim_acks (&sim, 3);
+  sim_acks (&sim, 2);
   sim_set_state (&sim, CA_OPEN);
   sim_acks (&sim, 2);
   sim_lose_next (&sim, 2);
@@ -1637,11 +1645,72 @@ test_state_size (void)
   struct wf_ackloss_state s;
 
   g_assert_cmpuint (sizeof (struct wf_ackloss_state), <=, 40);
-  g_assert_cmpuint (sizeof (struct wf_ackloss_state), ==, 32);
+  g_assert_cmpuint (sizeof (struct wf_ackloss_state), ==, 36);
   memset (&s, 0xa5, sizeof s);
   wf_ackloss_init (&s, 1000, 2000);
   g_assert_cmpuint (s.primed, ==, 0);
   g_assert_cmpuint (s.pad[0] | s.pad[1] | s.pad[2], ==, 0);
+}
+
+/* Thin, persistent ACK loss (what a congested AP's FIFO does to an
+ * upstream flow: one lost ACK here and there, seldom in two rounds in a
+ * row) against sporadic stretch ACKs (a clean path): the smoothed share of
+ * lost ACKs confirms the first, not the second. Runs `acks` ACKs, one of
+ * every `every` lost, Reno growth to cwnd 40 at b = 2. */
+static void
+run_thin_loss (Sim *sim, guint32 rate, guint confirm, guint every, guint acks)
+{
+  sim_init (sim, 1000, 40);
+  sim->params.rate = rate;
+  sim->params.confirm = confirm;
+  sim->grow = TRUE;
+  sim_settle_b2 (sim);
+  for (guint i = 0; i < acks; i++)
+    {
+      if (i % every == every / 2)
+        sim_lose_next (sim, 1);
+      sim_ack (sim);
+    }
+}
+
+static void
+test_confirm_rate (void)
+{
+  Sim thin, thin_wait, sporadic, sporadic_pub;
+  guint32 max_rate = 0;
+
+  /* 1 in 20 ACKs lost (5 %). */
+  run_thin_loss (&thin, WF_ACKLOSS_RATE_DEFAULT, 1, 20, 20000);
+  run_thin_loss (&thin_wait, 0, 1, 20, 20000);
+  g_test_message ("5 %% thin loss: %u halvings (rate), %u (waiting round only, %u unconfirmed)",
+                  (guint) thin.halvings, (guint) thin_wait.halvings,
+                  (guint) thin_wait.counters.suppressed_unconfirmed);
+  g_assert_cmpuint (thin.st.loss_rate, >=, WF_ACKLOSS_RATE_DEFAULT);
+  g_assert_cmpuint (thin.counters.suppressed_unconfirmed, <, thin_wait.counters.suppressed_unconfirmed);
+  g_assert_cmpuint (thin.halvings, >, 2 * thin_wait.halvings);
+  g_assert_cmpuint (thin_wait.counters.suppressed_unconfirmed, >, thin_wait.halvings);
+
+  /* 1 in 400 ACKs (0.25 %): the published rule halves on nearly every
+   * one; the rate never reaches 2 %, and the waiting rounds are clean. */
+  run_thin_loss (&sporadic, WF_ACKLOSS_RATE_DEFAULT, 1, 400, 40000);
+  run_thin_loss (&sporadic_pub, WF_ACKLOSS_RATE_DEFAULT, 0, 400, 40000);
+  g_assert_cmpuint (sporadic.halvings, ==, 0);
+  g_assert_cmpuint (sporadic.counters.suppressed_unconfirmed, >=, 90);
+  g_assert_cmpuint (sporadic_pub.halvings, >=, 90);
+
+  /* The share itself: 1 in 400 stays near 1/400 of 65536 (164), far
+   * under 1311; the worst case right after a lost ACK is 256 + 164. */
+  sim_init (&sporadic, 1000, 40);
+  sim_settle_b2 (&sporadic);
+  for (guint i = 0; i < 4000; i++)
+    {
+      if (i % 400 == 200)
+        sim_lose_next (&sporadic, 1);
+      sim_ack (&sporadic);
+      max_rate = MAX (max_rate, sporadic.st.loss_rate);
+    }
+  g_assert_cmpuint (max_rate, <, 600);
+  g_assert_cmpuint (max_rate, >, 200);
 }
 
 int
@@ -1667,6 +1736,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ackloss/reorder", test_reorder);
   g_test_add_func ("/ackloss/fallback", test_fallback);
   g_test_add_func ("/ackloss/confirm", test_confirm);
+  g_test_add_func ("/ackloss/confirm-rate", test_confirm_rate);
   g_test_add_func ("/ackloss/data-loss", test_data_loss);
   g_test_add_func ("/ackloss/wrap", test_wrap);
   g_test_add_func ("/ackloss/old-ack", test_old_ack);

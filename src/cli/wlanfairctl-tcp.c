@@ -89,8 +89,9 @@ print_table (JsonObject *status, const char *def, const char *allowed,
               json_object_get_double_member_with_default (status, "beta", 0));
       printf ("registration %s\n",
               json_object_get_string_member_with_default (status, "registration", "?"));
-      printf ("confirm      %" G_GINT64_FORMAT "\n",
-              json_object_get_int_member_with_default (status, "confirm", 0));
+      printf ("confirm      %" G_GINT64_FORMAT " lost ACK(s) in the waiting round, or %g %% of ACKs\n",
+              json_object_get_int_member_with_default (status, "confirm", 0),
+              json_object_get_double_member_with_default (status, "confirm_rate", 0));
       printf ("\n%-14s %10s %10s %8s  %s\n", "cc", "acks", "ack_losses", "halvings",
               "suppressed: data_loss reorder unconfirmed fallback");
       for (GList *l = names; l; l = l->next)

@@ -285,6 +285,23 @@ class TcpdTest(unittest.TestCase):
             self.assertIn(cc, self.available())
         self.stop(p)
 
+    def test_second_instance_refused(self):
+        # Another state directory, the same pin directory: it must not take
+        # the live instance's registrations for a crashed one's.
+        p = self.tcpd("--scope", "wifi", "--interface", "none0")
+        other = os.path.join(self.tmp, "other-state")
+        for extra in ([], ["--cleanup"]):
+            r = run(TCPD, "--state-dir", other, "--pin-dir", os.path.join(self.bpffs, "wlanfair"),
+                    "--cgroup", self.cgroup, "--interface", "none0", *extra, check=False)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("another wlanfair-tcpd uses", r.stderr)
+            for cc in OURS:
+                self.assertIn(cc, self.available())
+        self.assertEqual(self.status()["pid"], p.pid)
+        self.stop(p)
+        for cc in OURS:
+            self.assertNotIn(cc, self.available())
+
     def test_bad_configuration(self):
         conf = os.path.join(self.tmp, "tcp.conf")
         cases = [
@@ -300,6 +317,10 @@ class TcpdTest(unittest.TestCase):
             (["--config", conf, "[udp]\n"], "unknown section [udp]"),
             (["--config", conf, "[tcp]\nthresh=-2\n"], "'-2' is negative"),
             (["--confirm", "101"], "confirm '101' must be a whole number from 0 to 100"),
+            (["--confirm-rate", "101"], "confirm-rate '101' must be a percentage from 0 to 100"),
+            (["--confirm-rate", "two"], "confirm-rate: 'two' is not a number"),
+            (["--config", conf, "[tcp]\nconfirm-rate=-1\n"], "confirm-rate: '-1' is negative"),
+            (["--thresh", "x"], "thresh: 'x' is not a number"),
             (["--bogus"], "--bogus"),
             (["extra"], "unexpected argument 'extra'"),
         ]
@@ -325,7 +346,7 @@ class TcpdTest(unittest.TestCase):
         for cc in OURS:
             self.assertNotIn(cc, self.available())
 
-    def bulk(self, seconds, ack_drop_percent, *tcpd_args):
+    def bulk(self, seconds, ack_drop_percent, *tcpd_args, quickack=True):
         """Send through a 20 Mbit/s bottleneck; optionally drop a share of the
         returning ACKs. Returns the ackloss_cubic counters."""
         net = self.netns()
@@ -334,8 +355,9 @@ class TcpdTest(unittest.TestCase):
         net.ns(net.client, "ethtool", "-K", net.cdev, "tso", "off", "gso", "off")
         # The receiver ACKs every segment (b = 1): a regular ACK stream, so
         # the test does not hinge on how the receiver's CPU batches segments.
-        net.ns(net.server, "ip", "route", "replace", "10.231.0.0/24", "dev", net.sdev,
-               "quickack", "1")
+        if quickack:
+            net.ns(net.server, "ip", "route", "replace", "10.231.0.0/24", "dev", net.sdev,
+                   "quickack", "1")
         net.ns(net.client, "tc", "qdisc", "add", "dev", net.cdev, "root", "tbf",
                "rate", "20mbit", "burst", "20k", "limit", "200k")
         if ack_drop_percent:
