@@ -717,6 +717,10 @@ main (int argc, char **argv)
   d.loop = g_main_loop_new (NULL, FALSE);
   g_unix_signal_add (SIGTERM, quit_cb, &d);
   g_unix_signal_add (SIGINT, quit_cb, &d);
+  /* A log reader that went away (a parent's pipe, a restarted journal)
+   * must not kill us before we unregister: legacy registrations outlive
+   * the process. */
+  signal (SIGPIPE, SIG_IGN);
 
   if (!start (&d, &error))
     {
