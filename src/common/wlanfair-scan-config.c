@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-keyfile.h"
 #include "wlanfair-number.h"
 #include "wlanfair-scan-config.h"
 
@@ -263,39 +264,29 @@ check_consistent (const WfScanConfig *c, GError **error)
 static gboolean
 load_one (WfScanConfig *c, const char *path, gboolean must_exist, GError **error)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_autoptr(GError) local = NULL;
-  g_auto(GStrv) groups = NULL;
+  g_autoptr(GKeyFile) kf = NULL;
+  g_autoptr(GPtrArray) known = g_ptr_array_new ();
+  g_auto(GStrv) names = NULL;
 
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local))
+  for (gsize i = 0; i < G_N_ELEMENTS (keys); i++)
+    g_ptr_array_add (known, (gpointer) keys[i].name);
+  g_ptr_array_add (known, NULL);
+  if (!wf_keyfile_load_section (path, "scan", (const char * const *) known->pdata,
+                                must_exist, &kf, error))
+    return FALSE;
+  if (kf == NULL)
+    return TRUE;
+  names = g_key_file_get_keys (kf, "scan", NULL, NULL);
+  for (guint k = 0; names && names[k]; k++)
     {
-      if (!must_exist && g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
-      return FALSE;
-    }
-  groups = g_key_file_get_groups (kf, NULL);
-  for (guint g = 0; groups[g]; g++)
-    {
-      g_auto(GStrv) names = NULL;
+      g_autoptr(GError) local = NULL;
+      g_autofree char *value = g_key_file_get_string (kf, "scan", names[k], &local);
 
-      if (!g_str_equal (groups[g], "scan"))
+      if (!value || !wf_scan_config_set (c, names[k], value, &local))
         {
-          g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                       "%s: unknown group [%s] (only [scan])", path, groups[g]);
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s: [scan] %s: %s",
+                       path, names[k], local ? local->message : "unreadable");
           return FALSE;
-        }
-      names = g_key_file_get_keys (kf, groups[g], NULL, NULL);
-      for (guint k = 0; names && names[k]; k++)
-        {
-          g_autofree char *value = g_key_file_get_string (kf, groups[g], names[k], &local);
-
-          if (!value || !wf_scan_config_set (c, names[k], value, &local))
-            {
-              g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s: [scan] %s: %s",
-                           path, names[k], local ? local->message : "unreadable");
-              return FALSE;
-            }
         }
     }
   return TRUE;
