@@ -231,10 +231,11 @@ lock_pin_dir (const char *pin_dir, GError **error)
       int e = errno;
 
       close (fd);
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
-                   e == EWOULDBLOCK ? "another wlanfair-tcpd uses %s; stop it first"
-                                    : "locking %s: %s",
-                   pin_dir, g_strerror (e));
+      if (e == EWOULDBLOCK)
+        g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
+                     "another wlanfair-tcpd uses %s; stop it first", pin_dir);
+      else
+        g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "locking %s: %s", pin_dir, g_strerror (e));
       return -1;
     }
   return fd;
