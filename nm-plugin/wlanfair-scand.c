@@ -9,10 +9,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
-
+#include "wlanfair-notify.h"
 #include "wlanfair-scan-config.h"
 #include "wlanfair-scan-guard.h"
 #include "wlanfair-scan-service.h"
@@ -28,23 +25,13 @@ typedef struct {
   gboolean     have_name;
 } Daemon;
 
-static void
-notify (const char *text)
-{
-#ifdef HAVE_LIBSYSTEMD
-  sd_notify (0, text);
-#else
-  (void) text;
-#endif
-}
-
 static gboolean
 on_signal (gpointer user_data)
 {
   Daemon *d = user_data;
 
   g_message ("stopping: restoring every bgscan changed");
-  notify ("STOPPING=1");
+  wf_notify ("STOPPING=1");
   g_main_loop_quit (d->loop);
   return G_SOURCE_REMOVE;
 }
@@ -56,7 +43,7 @@ on_name_acquired (GDBusConnection *bus, const char *name, gpointer user_data)
 
   d->have_name = TRUE;
   g_message ("%s on the bus: ready", name);
-  notify ("READY=1\nSTATUS=watching wpa_supplicant");
+  wf_notify ("READY=1\nSTATUS=watching wpa_supplicant");
 }
 
 static void

@@ -21,7 +21,8 @@ typedef struct {
   guint       thresh;
   guint       beta;        /* 1/1024 */
   guint       confirm;
-  guint       confirm_rate; /* Q16 share of lost ACKs */
+  guint       confirm_rate; /* Q20 share of lost ACKs */
+  guint       min_qdelay_us;
   const char *scope_cc;    /* CC the sock_ops program hands out, or NULL */
   const char *pin_dir;     /* bpffs directory for legacy registrations */
 } WfTcpBpfConfig;

@@ -18,12 +18,25 @@ struct inet_connection_sock {
   __u64 icsk_ca_priv[13];
 };
 
+struct minmax_sample {
+  __u32 t;
+  __u32 v;
+};
+
+struct minmax {
+  struct minmax_sample s[3];
+};
+
 struct tcp_sock {
+  __u32 srtt_us;         /* smoothed RTT << 3 */
+  struct minmax rtt_min; /* windowed minimum, s[0].v; ~0U while unknown */
   __u32 snd_una;
   __u32 snd_nxt;
   __u32 snd_cwnd;
   __u32 snd_ssthresh;
   __u32 mss_cache;
+  __u32 prior_cwnd;
+  __u32 prior_ssthresh;
 };
 
 struct ack_sample {

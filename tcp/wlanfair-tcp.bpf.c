@@ -11,15 +11,18 @@
 
 #include "wlanfair-tcp-kernel.h"
 #include "wlanfair-ackloss-core.h"
+#include "wlanfair-ca-repair.h"
 #include "wlanfair-tcp-shared.h"
 
 char _license[] SEC ("license") = "GPL";
 
-/* Set by the loader before load (--thresh, --beta, --cc). */
+/* Set by the loader before load (--thresh, --beta, --confirm, --confirm-rate,
+ * --min-queue-delay, --cc). */
 const volatile __u32 wf_thresh = WF_ACKLOSS_THRESH_DEFAULT;
 const volatile __u32 wf_beta = WF_ACKLOSS_BETA_DEFAULT;
 const volatile __u32 wf_confirm = WF_ACKLOSS_CONFIRM_DEFAULT;
 const volatile __u32 wf_rate = WF_ACKLOSS_RATE_DEFAULT;
+const volatile __u32 wf_min_qdelay_us = WF_ACKLOSS_QDELAY_DEFAULT_US;
 const volatile char wf_scope_cc[WF_CC_NAME_MAX] = "ackloss_cubic";
 
 struct {
@@ -71,16 +74,66 @@ al_init (struct sock *sk)
   wf_ackloss_init (al_state (sk), tp->snd_una, tp->snd_nxt);
 }
 
-/* Returns 1 when the detector halved cwnd. */
+static __always_inline __u8
+sk_ca_state (struct sock *sk)
+{
+  return (__u8) BPF_CORE_READ_BITFIELD (inet_csk (sk), icsk_ca_state);
+}
+
+/* Puts back what a callback the kernel skipped would have set
+ * (wlanfair-ca-repair.h): before the detector and before the kernel's own
+ * recovery and cwnd update for this ACK use the window. */
+static __always_inline void
+ca_repair (struct sock *sk, __u32 cc, __u8 state, struct wf_ackloss_counters *c)
+{
+  struct tcp_sock *tp = tcp_sk (sk);
+  struct wf_ca_window w = { .cwnd = tp->snd_cwnd, .ssthresh = tp->snd_ssthresh,
+                            .prior_cwnd = tp->prior_cwnd,
+                            .prior_ssthresh = tp->prior_ssthresh, .ca_state = state };
+  __u32 bad = wf_ca_repair_check (&w);
+
+  if (!bad)
+    return;
+  if (bad & WF_CA_REPAIR_SSTHRESH)
+    {
+      if (cc == WF_CC_CUBIC)
+        {
+          /* CUBIC's own ssthresh() also records the loss (W_max, epoch). */
+          __u32 cwnd = tp->snd_cwnd;
+
+          tp->snd_cwnd = wf_ca_repair_base_cwnd (&w);
+          w.ssthresh = cubictcp_recalc_ssthresh (sk);
+          tp->snd_cwnd = cwnd;
+        }
+      else
+        w.ssthresh = wf_ca_repair_reno_ssthresh (&w);
+      tp->snd_ssthresh = w.ssthresh;
+      if (c)
+        c->repaired_ssthresh++;
+    }
+  if (bad & WF_CA_REPAIR_CWND)
+    {
+      tp->snd_cwnd = wf_ca_repair_cwnd (&w);
+      if (c)
+        c->repaired_cwnd++;
+    }
+}
+
+/* Every ACK the kernel shows us: repairs first, then the detector.
+ * Returns 1 when the detector halved cwnd; *before is cwnd before that. */
 static __always_inline int
-al_ack (struct sock *sk, __u32 cc)
+al_ack (struct sock *sk, __u32 cc, __u32 *before)
 {
   struct tcp_sock *tp = tcp_sk (sk);
   struct wf_ackloss_state *s = al_state (sk);
   struct wf_ackloss_params p = { .thresh = wf_thresh, .beta = wf_beta, .confirm = wf_confirm,
-                               .rate = wf_rate };
+                               .rate = wf_rate, .min_qdelay_us = wf_min_qdelay_us };
   struct wf_ackloss_counters *c = bpf_map_lookup_elem (&ackloss_stats, &cc);
+  __u8 state = sk_ca_state (sk);
   __u32 cwnd;
+
+  ca_repair (sk, cc, state, c);
+  *before = tp->snd_cwnd;
 
   /* A CC set at connect time (sock_ops, setsockopt before connect) is
    * initialised before the ISN is in snd_una; the first ACK primes. */
@@ -98,7 +151,8 @@ al_ack (struct sock *sk, __u32 cc)
   /* The CA state is read here, not kept from set_state: one place for it,
    * shared with the model (tests/test-ackloss.c). It changes after
    * in_ack_event within tcp_ack(), so it is seen one ACK late. */
-  wf_ackloss_on_ca_state (s, (__u8) BPF_CORE_READ_BITFIELD (inet_csk (sk), icsk_ca_state));
+  wf_ackloss_on_ca_state (s, state);
+  wf_ackloss_on_rtt (s, &p, tp->srtt_us >> 3, tp->rtt_min.s[0].v);
   if (wf_ackloss_on_ack (s, &p, c, tp->snd_una, tp->snd_nxt, tp->mss_cache) != WF_ACKLOSS_HALVE)
     return 0;
   cwnd = wf_ackloss_halve (tp->snd_cwnd);
@@ -130,7 +184,9 @@ void BPF_PROG (ackloss_reno_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 SEC ("struct_ops/ackloss_reno_in_ack_event")
 void BPF_PROG (ackloss_reno_in_ack_event, struct sock *sk, __u32 flags)
 {
-  al_ack (sk, WF_CC_RENO);
+  __u32 cwnd;
+
+  al_ack (sk, WF_CC_RENO, &cwnd);
 }
 
 SEC ("struct_ops/ackloss_reno_undo_cwnd")
@@ -187,11 +243,11 @@ void BPF_PROG (ackloss_cubic_in_ack_event, struct sock *sk, __u32 flags)
 {
   /* CUBIC learns of the reduction as of a loss (new W_max, new epoch);
    * otherwise its cubic curve would pull cwnd straight back up. */
-  __u32 cwnd = tcp_sk (sk)->snd_cwnd;
+  struct tcp_sock *tp = tcp_sk (sk);
+  __u32 cwnd;
 
-  if (al_ack (sk, WF_CC_CUBIC))
+  if (al_ack (sk, WF_CC_CUBIC, &cwnd))
     {
-      struct tcp_sock *tp = tcp_sk (sk);
       __u32 halved = tp->snd_cwnd;
 
       tp->snd_cwnd = cwnd;

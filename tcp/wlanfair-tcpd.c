@@ -5,7 +5,6 @@
 
 #include <glib-unix.h>
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 #include <locale.h>
 #include <malloc.h>
 #include <math.h>
@@ -16,12 +15,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
-
 #include "wlanfair-error.h"
+#include "wlanfair-json-writer.h"
 #include "wlanfair-keyfile.h"
+#include "wlanfair-notify.h"
 #include "wlanfair-number.h"
 #include "wlanfair-tcp-bpf.h"
 #include "wlanfair-tcp-routes.h"
@@ -41,6 +38,7 @@ typedef struct {
   double   beta;
   guint    confirm;
   double   confirm_rate; /* percent; 0: off */
+  double   min_queue_delay; /* ms; 0: off */
   char   **interfaces;
   char    *cgroup;
   char    *state_dir;
@@ -57,7 +55,8 @@ typedef struct {
   char             *status_path;
   GMainLoop        *loop;
   int               exit_code;
-  int               lock_fd;
+  int               lock_fd;       /* pin directory */
+  int               state_lock_fd; /* state directory */
 } Daemon;
 
 static gboolean
@@ -122,24 +121,37 @@ parse_confirm (const char *text, guint *out, GError **error)
   return parse_count ("confirm", text, 0, 100, out, error);
 }
 
+/* A non-negative number up to max; `range` completes "must be ...". */
 static gboolean
-parse_confirm_rate (const char *text, double *out, GError **error)
+parse_bounded (const char *name, const char *text, double max, const char *range,
+               double *out, GError **error)
 {
   double v;
 
   if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
     {
-      g_prefix_error (error, "confirm-rate: ");
+      g_prefix_error (error, "%s: ", name);
       return FALSE;
     }
-  if (v > 100)
+  if (v > max)
     {
-      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                   "confirm-rate '%s' must be a percentage from 0 to 100", text);
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s '%s' must be %s", name, text, range);
       return FALSE;
     }
   *out = v;
   return TRUE;
+}
+
+static gboolean
+parse_confirm_rate (const char *text, double *out, GError **error)
+{
+  return parse_bounded ("confirm-rate", text, 100, "a percentage from 0 to 100", out, error);
+}
+
+static gboolean
+parse_min_queue_delay (const char *text, double *out, GError **error)
+{
+  return parse_bounded ("min-queue-delay", text, 1000, "from 0 to 1000 ms", out, error);
 }
 
 static gboolean
@@ -170,7 +182,8 @@ load_config_file (Config *c, const char *path, gboolean must_exist, GError **err
   g_autoptr(GError) local = NULL;
   g_auto(GStrv) keys = NULL;
   static const char * const known[] = {
-    "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "interfaces", NULL
+    "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "min-queue-delay", "interfaces",
+    NULL
   };
 
   if (!wf_keyfile_load_section (path, "tcp", known, must_exist, &kf, error))
@@ -195,6 +208,8 @@ load_config_file (Config *c, const char *path, gboolean must_exist, GError **err
         ok = parse_confirm (v, &c->confirm, &local);
       else if (g_str_equal (*k, "confirm-rate"))
         ok = parse_confirm_rate (v, &c->confirm_rate, &local);
+      else if (g_str_equal (*k, "min-queue-delay"))
+        ok = parse_min_queue_delay (v, &c->min_queue_delay, &local);
       else if (g_str_equal (*k, "interfaces"))
         {
           g_strfreev (c->interfaces);
@@ -241,6 +256,55 @@ lock_pin_dir (const char *pin_dir, GError **error)
   return fd;
 }
 
+/* One instance per state directory: a second one, or a --cleanup, would
+ * take the live one's saved sysctls for a crashed one's. The lock file
+ * holds the owner's pid, for the message. Returns the open file (keep it),
+ * -2 when the directory does not exist (nobody can be using it), -1 on
+ * error. */
+static int
+lock_state_dir (const char *state_dir, gboolean cleanup, GError **error)
+{
+  g_autofree char *path = g_build_filename (state_dir, "tcpd.lock", NULL);
+  g_autofree char *pid = NULL;
+  int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+  if (fd < 0)
+    {
+      if (errno == ENOENT)
+        return -2;
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", path, g_strerror (errno));
+      return -1;
+    }
+  if (flock (fd, LOCK_EX | LOCK_NB) < 0)
+    {
+      int e = errno;
+
+      close (fd);
+      if (e != EWOULDBLOCK)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "locking %s: %s", path, g_strerror (e));
+          return -1;
+        }
+      g_file_get_contents (path, &pid, NULL, NULL);
+      g_strstrip (pid ? pid : (pid = g_strdup ("?")));
+      if (cleanup)
+        g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
+                     "an instance is running (pid %s); stop it instead", pid);
+      else
+        g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
+                     "another wlanfair-tcpd (pid %s) uses %s; stop it first", pid, state_dir);
+      return -1;
+    }
+  if (!cleanup)
+    {
+      g_autofree char *me = g_strdup_printf ("%d\n", (int) getpid ());
+
+      if (ftruncate (fd, 0) < 0 || pwrite (fd, me, strlen (me), 0) < 0)
+        g_debug ("%s: %s", path, g_strerror (errno));
+    }
+  return fd;
+}
+
 /* cgroup v2 root, wherever it is mounted (unified or hybrid hierarchy). */
 static char *
 find_cgroup2 (void)
@@ -267,54 +331,44 @@ find_cgroup2 (void)
 static gboolean
 write_status (Daemon *d, GError **out_error)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
+  WfJsonWriter *w = wf_json_writer_new ();
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
   struct wf_ackloss_counters counters[WF_CC_COUNT];
   gboolean have_counters = wf_tcp_bpf_read_counters (d->bpf, counters, &error);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "pid");
-  json_builder_add_int_value (b, getpid ());
-  json_builder_set_member_name (b, "updated");
-  json_builder_add_int_value (b, g_get_real_time () / G_USEC_PER_SEC);
-  json_builder_set_member_name (b, "scope");
-  json_builder_add_string_value (b, scope_names[d->config.scope]);
-  json_builder_set_member_name (b, "cc");
-  json_builder_add_string_value (b, wf_tcp_cc_names[d->config.cc]);
-  json_builder_set_member_name (b, "thresh");
-  json_builder_add_int_value (b, d->config.thresh);
-  json_builder_set_member_name (b, "beta");
-  json_builder_add_double_value (b, d->config.beta);
-  json_builder_set_member_name (b, "confirm");
-  json_builder_add_int_value (b, d->config.confirm);
-  json_builder_set_member_name (b, "confirm_rate");
-  json_builder_add_double_value (b, d->config.confirm_rate);
-  json_builder_set_member_name (b, "registration");
-  json_builder_add_string_value (b, d->features.link ? "struct_ops link" : "struct_ops map (legacy)");
-  json_builder_set_member_name (b, "interfaces");
-  json_builder_begin_array (b);
+#define MEMBER(kind, name, value) \
+  wf_json_writer_member (w, name); \
+  wf_json_writer_##kind (w, value)
+  wf_json_writer_begin_object (w);
+  MEMBER (int, "version", 1);
+  MEMBER (int, "pid", getpid ());
+  MEMBER (int, "updated", g_get_real_time () / G_USEC_PER_SEC);
+  MEMBER (string, "scope", scope_names[d->config.scope]);
+  MEMBER (string, "cc", wf_tcp_cc_names[d->config.cc]);
+  MEMBER (int, "thresh", d->config.thresh);
+  MEMBER (double, "beta", d->config.beta);
+  MEMBER (int, "confirm", d->config.confirm);
+  MEMBER (double, "confirm_rate", d->config.confirm_rate);
+  MEMBER (double, "min_queue_delay_ms", d->config.min_queue_delay);
+  MEMBER (string, "registration", d->features.link ? "struct_ops link" : "struct_ops map (legacy)");
+  wf_json_writer_member (w, "interfaces");
+  wf_json_writer_begin_array (w);
   for (char **i = d->config.interfaces; i && *i; i++)
-    json_builder_add_string_value (b, *i);
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "registered");
-  json_builder_begin_object (b);
+    wf_json_writer_string (w, *i);
+  wf_json_writer_end_array (w);
+  wf_json_writer_member (w, "registered");
+  wf_json_writer_begin_object (w);
   for (guint cc = 0; cc < WF_CC_COUNT; cc++)
     {
       if (!wf_tcp_bpf_has_cc (d->bpf, cc))
         continue;
-      json_builder_set_member_name (b, wf_tcp_cc_names[cc]);
-      json_builder_begin_object (b);
+      wf_json_writer_member (w, wf_tcp_cc_names[cc]);
+      wf_json_writer_begin_object (w);
       if (have_counters)
         {
           const struct wf_ackloss_counters *c = &counters[cc];
-#define COUNTER(name) \
-          json_builder_set_member_name (b, #name); \
-          json_builder_add_int_value (b, (gint64) c->name);
+#define COUNTER(name) MEMBER (int, #name, (gint64) c->name)
           COUNTER (acks);
           COUNTER (ack_losses);
           COUNTER (halvings);
@@ -322,17 +376,18 @@ write_status (Daemon *d, GError **out_error)
           COUNTER (suppressed_reorder);
           COUNTER (suppressed_unconfirmed);
           COUNTER (suppressed_fallback);
+          COUNTER (suppressed_no_queue);
+          COUNTER (repaired_ssthresh);
+          COUNTER (repaired_cwnd);
 #undef COUNTER
         }
-      json_builder_end_object (b);
+      wf_json_writer_end_object (w);
     }
-  json_builder_end_object (b);
-  json_builder_end_object (b);
+  wf_json_writer_end_object (w);
+  wf_json_writer_end_object (w);
+#undef MEMBER
 
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
+  text = wf_json_writer_free_to_string (w);
   g_clear_error (&error);
   if (!g_file_set_contents (d->status_path, text, -1, &error))
     {
@@ -371,21 +426,6 @@ wifi_changed (GArray *keys, gpointer data)
 
   if (!wf_tcp_bpf_set_wifi_addrs (d->bpf, keys, &error))
     g_warning ("%s", error->message);
-}
-
-/* The pid in a status file, or 0. */
-static pid_t
-status_file_pid (const char *path)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonNode *root;
-
-  if (!json_parser_load_from_file (parser, path, NULL))
-    return 0;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return 0;
-  return (pid_t) json_object_get_int_member_with_default (json_node_get_object (root), "pid", 0);
 }
 
 /* tcp_allowed_congestion_control is global: read-only (0444) outside
@@ -451,6 +491,7 @@ start (Daemon *d, GError **error)
     .beta = (guint) lround (c->beta * WF_ACKLOSS_ONE),
     .confirm = c->confirm,
     .confirm_rate = (guint) lround (c->confirm_rate / 100 * WF_ACKLOSS_RATE_ONE),
+    .min_qdelay_us = (guint) lround (c->min_queue_delay * 1000),
     .scope_cc = c->scope == SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
     .pin_dir = c->pin_dir,
   };
@@ -463,6 +504,9 @@ start (Daemon *d, GError **error)
       g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", c->state_dir, g_strerror (errno));
       return FALSE;
     }
+  d->state_lock_fd = lock_state_dir (c->state_dir, FALSE, error);
+  if (d->state_lock_fd == -1)
+    return FALSE;
   g_message ("kernel: BTF yes, reno kfuncs yes, cubic kfuncs %s; libbpf %u.%u; "
              "registering with %s",
              d->features.cubic_kfuncs ? "yes" : "no (ackloss_cubic unavailable)",
@@ -492,9 +536,10 @@ start (Daemon *d, GError **error)
   d->bpf = wf_tcp_bpf_load (&bc, &d->features, error);
   if (d->bpf == NULL)
     return FALSE;
-  g_message ("registered %s%s (thresh %u, beta %g, confirm %u, confirm-rate %g %%)",
+  g_message ("registered %s%s (thresh %u, beta %g, confirm %u, confirm-rate %g %%, "
+             "min-queue-delay %g ms)",
              "ackloss_reno", wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
-             c->thresh, c->beta, c->confirm, c->confirm_rate);
+             c->thresh, c->beta, c->confirm, c->confirm_rate, c->min_queue_delay);
 
   d->sysctl.path = g_steal_pointer (&state_path);
   switch (c->scope)
@@ -557,12 +602,13 @@ main (int argc, char **argv)
                            .thresh = WF_ACKLOSS_THRESH_DEFAULT,
                            .beta = WF_ACKLOSS_BETA_DEFAULT / (double) WF_ACKLOSS_ONE,
                            .confirm = WF_ACKLOSS_CONFIRM_DEFAULT,
-                           .confirm_rate = WF_ACKLOSS_RATE_DEFAULT_PERCENT },
-               .lock_fd = -2 };
+                           .confirm_rate = WF_ACKLOSS_RATE_DEFAULT_PERMILLE / 10.0,
+                           .min_queue_delay = WF_ACKLOSS_QDELAY_DEFAULT_US / 1000.0 },
+               .lock_fd = -2, .state_lock_fd = -2 };
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autofree char *config_path = NULL, *scope = NULL, *cc = NULL, *thresh = NULL, *beta = NULL;
-  g_autofree char *confirm = NULL, *confirm_rate = NULL;
+  g_autofree char *confirm = NULL, *confirm_rate = NULL, *min_queue_delay = NULL;
   g_auto(GStrv) interfaces = NULL;
   gboolean version = FALSE, check = FALSE, cleanup = FALSE;
   const GOptionEntry entries[] = {
@@ -581,7 +627,9 @@ main (int argc, char **argv)
       "(0: the published rule)", "N" },
     { "confirm-rate", 0, 0, G_OPTION_ARG_STRING, &confirm_rate,
       "Or: the share of lost ACKs, in percent, that confirms a detection at once "
-      "(default 2; 0: off)", "PERCENT" },
+      "(default 0.5; 0: off)", "PERCENT" },
+    { "min-queue-delay", 0, 0, G_OPTION_ARG_STRING, &min_queue_delay,
+      "Halve only when the RTT is this far above its minimum (default 1; 0: off)", "MS" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
       "A Wi-Fi interface for scope=wifi (repeatable; default: all wireless)", "IFACE" },
     { "cgroup", 0, 0, G_OPTION_ARG_FILENAME, &d.config.cgroup,
@@ -632,7 +680,9 @@ main (int argc, char **argv)
       (thresh && !parse_thresh (thresh, &d.config.thresh, &error)) ||
       (beta && !parse_beta (beta, &d.config.beta, &error)) ||
       (confirm && !parse_confirm (confirm, &d.config.confirm, &error)) ||
-      (confirm_rate && !parse_confirm_rate (confirm_rate, &d.config.confirm_rate, &error)))
+      (confirm_rate && !parse_confirm_rate (confirm_rate, &d.config.confirm_rate, &error)) ||
+      (min_queue_delay &&
+       !parse_min_queue_delay (min_queue_delay, &d.config.min_queue_delay, &error)))
     {
       g_printerr ("wlanfair-tcpd: %s\n", error->message);
       d.exit_code = EXIT_USAGE;
@@ -673,13 +723,12 @@ main (int argc, char **argv)
     {
       g_autofree char *state_path = g_build_filename (d.config.state_dir, "tcpd.state", NULL);
       g_autofree char *status_path = g_build_filename (d.config.state_dir, "tcp-status.json", NULL);
-      pid_t running = status_file_pid (status_path);
 
       /* Cleaning up under a live daemon would pull its CCs away. */
-      if (running > 0 && running != getpid () && kill (running, 0) == 0)
+      d.state_lock_fd = lock_state_dir (d.config.state_dir, TRUE, &error);
+      if (d.state_lock_fd == -1)
         {
-          g_printerr ("wlanfair-tcpd: an instance is running (pid %d); stop it instead\n",
-                      (int) running);
+          g_printerr ("wlanfair-tcpd: %s\n", error->message);
           d.exit_code = 1;
           goto out;
         }
@@ -731,15 +780,11 @@ main (int argc, char **argv)
       goto out;
     }
 
-#ifdef HAVE_LIBSYSTEMD
-  sd_notifyf (0, "READY=1\nSTATUS=%s registered, scope %s",
+  wf_notifyf ("READY=1\nSTATUS=%s registered, scope %s",
               wf_tcp_cc_names[d.config.cc], scope_names[d.config.scope]);
-#endif
   g_timeout_add_seconds (1, status_tick, &d);
   g_main_loop_run (d.loop);
-#ifdef HAVE_LIBSYSTEMD
-  sd_notify (0, "STOPPING=1");
-#endif
+  wf_notify ("STOPPING=1");
   d.exit_code = teardown (&d) ? 0 : 1;
 
 out:
@@ -753,5 +798,7 @@ out:
   g_free (d.config.pin_dir);
   if (d.lock_fd >= 0)
     close (d.lock_fd);
+  if (d.state_lock_fd >= 0)
+    close (d.state_lock_fd);
   return d.exit_code;
 }

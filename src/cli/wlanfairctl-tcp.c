@@ -80,6 +80,7 @@ print_table (JsonObject *status, const char *def, const char *allowed,
     {
       JsonObject *reg = json_object_get_object_member (status, "registered");
       g_autoptr(GList) names = reg ? json_object_get_members (reg) : NULL;
+      double qdelay;
 
       printf ("scope        %s (cc %s)\n",
               json_object_get_string_member_with_default (status, "scope", "?"),
@@ -92,15 +93,20 @@ print_table (JsonObject *status, const char *def, const char *allowed,
       printf ("confirm      %" G_GINT64_FORMAT " lost ACK(s) in the waiting round, or %g %% of ACKs\n",
               json_object_get_int_member_with_default (status, "confirm", 0),
               json_object_get_double_member_with_default (status, "confirm_rate", 0));
+      qdelay = json_object_get_double_member_with_default (status, "min_queue_delay_ms", 0);
+      if (qdelay > 0)
+        printf ("queue delay  halve only %g ms or more above the minimum RTT\n", qdelay);
+      else
+        printf ("queue delay  not required (gate off)\n");
       printf ("\n%-14s %10s %10s %8s  %s\n", "cc", "acks", "ack_losses", "halvings",
-              "suppressed: data_loss reorder unconfirmed fallback");
+              "suppressed: data_loss reorder unconfirmed fallback no_queue");
       for (GList *l = names; l; l = l->next)
         {
           JsonObject *c = json_object_get_object_member (reg, l->data);
 
           printf ("%-14s %10" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %8" G_GINT64_FORMAT
                   "  %21" G_GINT64_FORMAT " %7" G_GINT64_FORMAT " %11" G_GINT64_FORMAT
-                  " %8" G_GINT64_FORMAT "\n",
+                  " %8" G_GINT64_FORMAT " %8" G_GINT64_FORMAT "\n",
                   (const char *) l->data,
                   json_object_get_int_member_with_default (c, "acks", 0),
                   json_object_get_int_member_with_default (c, "ack_losses", 0),
@@ -108,7 +114,20 @@ print_table (JsonObject *status, const char *def, const char *allowed,
                   json_object_get_int_member_with_default (c, "suppressed_data_loss", 0),
                   json_object_get_int_member_with_default (c, "suppressed_reorder", 0),
                   json_object_get_int_member_with_default (c, "suppressed_unconfirmed", 0),
-                  json_object_get_int_member_with_default (c, "suppressed_fallback", 0));
+                  json_object_get_int_member_with_default (c, "suppressed_fallback", 0),
+                  json_object_get_int_member_with_default (c, "suppressed_no_queue", 0));
+        }
+      for (GList *l = names; l; l = l->next)
+        {
+          JsonObject *c = json_object_get_object_member (reg, l->data);
+          gint64 ss = json_object_get_int_member_with_default (c, "repaired_ssthresh", 0);
+          gint64 cw = json_object_get_int_member_with_default (c, "repaired_cwnd", 0);
+
+          /* Only where it happened: a kernel that skips callbacks (6.18). */
+          if (ss > 0 || cw > 0)
+            printf ("%-14s repaired after skipped kernel callbacks: ssthresh %" G_GINT64_FORMAT
+                    ", cwnd %" G_GINT64_FORMAT "\n",
+                    (const char *) l->data, ss, cw);
         }
       printf ("\n");
     }

@@ -11,11 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
-
 #include "wlanfair-netwatch.h"
+#include "wlanfair-notify.h"
 #include "wlanfair-prometheus.h"
 #include "wlanfair-ratelimit.h"
 #include "wlanfair-report.h"
@@ -143,14 +140,12 @@ local_json (Reportd *d, JsonObject *body, gint64 time_us)
 static void
 notify_status (Reportd *d, JsonObject *body)
 {
-#ifdef HAVE_LIBSYSTEMD
   JsonNode *ifs = json_object_get_member (body, "interfaces");
   guint n = ifs && JSON_NODE_HOLDS_ARRAY (ifs) ? json_array_get_length (json_node_get_array (ifs)) : 0;
 
-  sd_notifyf (0, "%sSTATUS=%u interface(s), %" G_GINT64_FORMAT " TCP flow(s), %" G_GUINT64_FORMAT
+  wf_notifyf ("%sSTATUS=%u interface(s), %" G_GINT64_FORMAT " TCP flow(s), %" G_GUINT64_FORMAT
               " sample(s)", d->ready ? "" : "READY=1\n", n,
               json_object_get_int_member_with_default (body, "flows_total", 0), d->samples);
-#endif
   d->ready = TRUE;
 }
 
@@ -194,14 +189,12 @@ tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-#ifdef HAVE_LIBSYSTEMD
 static gboolean
 watchdog (gpointer data)
 {
-  sd_notify (0, "WATCHDOG=1");
+  wf_notify ("WATCHDOG=1");
   return G_SOURCE_CONTINUE;
 }
-#endif
 
 static gboolean
 quit_cb (gpointer data)
@@ -311,18 +304,15 @@ wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *option
 
   tick (&d);
   g_timeout_add (interval_ms, tick, &d);
-#ifdef HAVE_LIBSYSTEMD
   {
-    guint64 usec = 0;
+    guint64 usec = wf_notify_watchdog_usec ();
 
-    if (sd_watchdog_enabled (0, &usec) > 0 && usec > 0)
+    /* Twice per interval, as sd_watchdog_enabled(3) advises. */
+    if (usec > 0)
       g_timeout_add (MAX (usec / 2000, 1), watchdog, NULL);
   }
-#endif
   g_main_loop_run (d.loop);
-#ifdef HAVE_LIBSYSTEMD
-  sd_notify (0, "STOPPING=1");
-#endif
+  wf_notify ("STOPPING=1");
 
 out:
   wf_reportd_channel_free (d.channel);

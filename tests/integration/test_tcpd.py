@@ -9,7 +9,9 @@ import os
 import signal
 import subprocess
 import sys
+import shutil
 import tempfile
+import threading
 import time
 import unittest
 
@@ -18,6 +20,7 @@ from wftest import VethNet, run
 TCPD = os.environ.get("WLANFAIR_TCPD", "wlanfair-tcpd")
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 OURS = ("ackloss_reno", "ackloss_cubic")
+INFINITE_SSTHRESH = 0x7fffffff
 SKIP = 77
 
 
@@ -132,6 +135,8 @@ class TcpdTest(unittest.TestCase):
         return sysctl("tcp_available_congestion_control").split()
 
     def netns(self):
+        if self.net:  # a second run in one test: same names
+            self.net.close()
         self.net = Net()
         return self.net
 
@@ -174,11 +179,13 @@ class TcpdTest(unittest.TestCase):
     def test_scope_wifi_reno_and_params(self):
         net = self.netns()
         p = self.tcpd("--scope", "wifi", "--cc", "ackloss_reno", "--thresh", "3",
-                      "--beta", "0.25", "--interface", net.cdev, ns=net.client)
+                      "--beta", "0.25", "--min-queue-delay", "2.5", "--interface", net.cdev,
+                      ns=net.client)
         self.sink(net.server, net.saddr, 5001)
         self.assertEqual(self.connect_cc(net.client, net.saddr, 5001), "ackloss_reno")
         st = self.status()
-        self.assertEqual((st["cc"], st["thresh"], st["beta"]), ("ackloss_reno", 3, 0.25))
+        self.assertEqual((st["cc"], st["thresh"], st["beta"], st["min_queue_delay_ms"]),
+                         ("ackloss_reno", 3, 0.25, 2.5))
         ctl = json.loads(net.ns(net.client, CTL, "tcp", "status", "--json", "--status-file",
                                 os.path.join(self.state, "tcp-status.json")).stdout)
         self.assertTrue(ctl["running"])
@@ -320,6 +327,8 @@ class TcpdTest(unittest.TestCase):
             (["--confirm-rate", "101"], "confirm-rate '101' must be a percentage from 0 to 100"),
             (["--confirm-rate", "two"], "confirm-rate: 'two' is not a number"),
             (["--config", conf, "[tcp]\nconfirm-rate=-1\n"], "confirm-rate: '-1' is negative"),
+            (["--min-queue-delay", "1001"], "min-queue-delay '1001' must be from 0 to 1000 ms"),
+            (["--config", conf, "[tcp]\nmin-queue-delay=1ms\n"], "min-queue-delay: '1ms' is not a number"),
             (["--thresh", "x"], "thresh: 'x' is not a number"),
             (["--bogus"], "--bogus"),
             (["extra"], "unexpected argument 'extra'"),
@@ -346,20 +355,23 @@ class TcpdTest(unittest.TestCase):
         for cc in OURS:
             self.assertNotIn(cc, self.available())
 
-    def bulk(self, seconds, ack_drop_percent, *tcpd_args, quickack=True):
-        """Send through a 20 Mbit/s bottleneck; optionally drop a share of the
-        returning ACKs. Returns the ackloss_cubic counters."""
+    def bulk(self, seconds, ack_drop_percent, *tcpd_args, quickack=True, bottleneck=True):
+        """Send through a 20 Mbit/s bottleneck (or the bare veth, offloads on);
+        optionally drop a share of the returning ACKs. Returns the
+        ackloss_cubic counters."""
         net = self.netns()
         # MSS-sized frames on the wire, as on a radio: without this, 64 KiB
         # GSO bursts make every ACK span a different size.
-        net.ns(net.client, "ethtool", "-K", net.cdev, "tso", "off", "gso", "off")
+        if bottleneck:
+            net.ns(net.client, "ethtool", "-K", net.cdev, "tso", "off", "gso", "off")
         # The receiver ACKs every segment (b = 1): a regular ACK stream, so
         # the test does not hinge on how the receiver's CPU batches segments.
         if quickack:
             net.ns(net.server, "ip", "route", "replace", "10.231.0.0/24", "dev", net.sdev,
                    "quickack", "1")
-        net.ns(net.client, "tc", "qdisc", "add", "dev", net.cdev, "root", "tbf",
-               "rate", "20mbit", "burst", "20k", "limit", "200k")
+        if bottleneck:
+            net.ns(net.client, "tc", "qdisc", "add", "dev", net.cdev, "root", "tbf",
+                   "rate", "20mbit", "burst", "20k", "limit", "200k")
         if ack_drop_percent:
             rules = ("table inet wfit {\n chain ackdrop {\n"
                      "  type filter hook input priority 0;\n"
@@ -391,12 +403,81 @@ class TcpdTest(unittest.TestCase):
         self.assertGreater(c["acks"], 1000)
         self.assertLessEqual(c["halvings"], 1, c)
 
+    def test_no_queue_no_halving(self):
+        # A fast clean path with GSO/GRO: stretch ACKs look like lost ACKs
+        # (many per second), but without a queue nothing is congested. The
+        # queueing-delay gate turns those detections down; with the gate
+        # off, the same path halves over and over.
+        _, off = self.bulk(5, 0, "--min-queue-delay", "0", quickack=False, bottleneck=False)
+        _, on = self.bulk(5, 0, quickack=False, bottleneck=False)
+        self.assertGreater(off["halvings"], 20, off)
+        self.assertEqual(off["suppressed_no_queue"], 0, off)
+        self.assertGreater(on["suppressed_no_queue"], 20, on)
+        self.assertLess(on["halvings"] * 10, off["halvings"], (on, off))
+
     def test_confirm_zero_is_published_rule(self):
         # confirm=0 is the published decision rule: no detection is ever
         # turned down for want of confirmation.
         sent0, c0 = self.bulk(8, 20, "--confirm", "0")
         self.assertGreater(c0["halvings"], 0, c0)
         self.assertEqual(c0["suppressed_unconfirmed"], 0, c0)
+
+    def test_window_never_runs_away(self):
+        # Ten senders in one namespace through the emulated AP, on every
+        # CPU: on kernel 6.18 the kernel now and then skips a struct_ops
+        # callback and takes garbage for ssthresh (0x81102d10; in the
+        # testbed about ten times a minute per CC), and an unrepaired
+        # connection keeps an impossible ssthresh for seconds while it
+        # floods the AP (docs/ackloss.md). The CCs put it back at the next
+        # ACK: no connection may show one in two samples 0.1 s apart.
+        if not shutil.which("iperf3"):
+            self.skipTest("iperf3 is not installed")
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "..", "testbed"))
+        import testbed
+        p = self.tcpd("--scope", "wifi", "--interface", "none0", "--cc", "ackloss_reno")
+        cfg = testbed.Config(up=0, down=10, duration=20, cc="ackloss_reno",
+                             prefix="wfrun%d-" % os.getpid(), out_dir=self.tmp)
+        tb = testbed.Testbed(cfg)
+        tb.setup()
+        self.addCleanup(tb.teardown)
+        done = threading.Event()
+        result = {}
+
+        def traffic():
+            try:
+                result["run"] = testbed.run_traffic(tb, os.path.join(self.tmp, "raw"))
+            finally:
+                done.set()
+
+        threading.Thread(target=traffic, daemon=True).start()
+        status_file = os.path.join(self.state, "tcp-status.json")
+        last, runaway, samples = {}, [], 0
+        while not done.wait(0.1):
+            r = run("ip", "netns", "exec", tb.srv, CTL, "tcp", "status", "--json",
+                    "--status-file", status_file, check=False)
+            if r.returncode != 0:
+                continue
+            now = {}
+            for c in json.loads(r.stdout)["connections"]:
+                key = (c["local"], c["remote"])
+                # ss(8) hides an ssthresh above 0xffff as absurd; so do we.
+                bad = ((c["ssthresh"] != INFINITE_SSTHRESH and c["ssthresh"] > 0xffff)
+                       or c["cwnd"] > 0xffff)
+                now[key] = bad
+                if bad and last.get(key):
+                    runaway.append(c)
+            samples += 1
+            last = now
+        time.sleep(1.5)  # one more status write
+        counters = self.status()["registered"]["ackloss_reno"]
+        print("%d samples; counters %s" % (samples, counters), flush=True)
+        self.stop(p)
+        self.assertGreater(samples, 50)
+        flows = result["run"]["flows"]
+        self.assertEqual(len(flows), 10)
+        self.assertTrue(all(f["mean_bps"] > 0 for f in flows), flows)
+        self.assertEqual(runaway, [])
 
 
 def main():

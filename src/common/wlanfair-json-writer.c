@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "wlanfair-json-writer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 32
+
+struct _WfJsonWriter {
+  GString *out;
+  guint    depth;
+  gboolean first[MAX_DEPTH]; /* no element yet at this depth */
+  gboolean after_member;     /* a member name was written: its value follows */
+};
+
+WfJsonWriter *
+wf_json_writer_new (void)
+{
+  WfJsonWriter *w = g_new0 (WfJsonWriter, 1);
+
+  w->out = g_string_new (NULL);
+  return w;
+}
+
+static void
+newline (WfJsonWriter *w)
+{
+  g_string_append_c (w->out, '\n');
+  for (guint i = 0; i < w->depth; i++)
+    g_string_append (w->out, "  ");
+}
+
+/* Separator and indentation before a value (or a member name). */
+static void
+before_value (WfJsonWriter *w)
+{
+  if (w->after_member)
+    {
+      w->after_member = FALSE;
+      return;
+    }
+  if (w->depth == 0)
+    return;
+  if (!w->first[w->depth])
+    g_string_append_c (w->out, ',');
+  w->first[w->depth] = FALSE;
+  newline (w);
+}
+
+static void
+open_container (WfJsonWriter *w, char c)
+{
+  before_value (w);
+  g_return_if_fail (w->depth + 1 < MAX_DEPTH);
+  g_string_append_c (w->out, c);
+  w->depth++;
+  w->first[w->depth] = TRUE;
+}
+
+static void
+close_container (WfJsonWriter *w, char c)
+{
+  g_return_if_fail (w->depth > 0 && !w->after_member);
+  w->depth--;
+  if (!w->first[w->depth + 1])
+    newline (w);
+  g_string_append_c (w->out, c);
+}
+
+void
+wf_json_writer_begin_object (WfJsonWriter *w)
+{
+  open_container (w, '{');
+}
+
+void
+wf_json_writer_end_object (WfJsonWriter *w)
+{
+  close_container (w, '}');
+}
+
+void
+wf_json_writer_begin_array (WfJsonWriter *w)
+{
+  open_container (w, '[');
+}
+
+void
+wf_json_writer_end_array (WfJsonWriter *w)
+{
+  close_container (w, ']');
+}
+
+static void
+append_quoted (GString *out, const char *s)
+{
+  g_autofree char *valid = g_utf8_make_valid (s, -1);
+
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) valid; *p; p++)
+    switch (*p)
+      {
+      case '"': g_string_append (out, "\\\""); break;
+      case '\\': g_string_append (out, "\\\\"); break;
+      case '\b': g_string_append (out, "\\b"); break;
+      case '\f': g_string_append (out, "\\f"); break;
+      case '\n': g_string_append (out, "\\n"); break;
+      case '\r': g_string_append (out, "\\r"); break;
+      case '\t': g_string_append (out, "\\t"); break;
+      default:
+        if (*p < 0x20)
+          g_string_append_printf (out, "\\u%04x", *p);
+        else
+          g_string_append_c (out, (char) *p);
+      }
+  g_string_append_c (out, '"');
+}
+
+void
+wf_json_writer_member (WfJsonWriter *w, const char *name)
+{
+  g_return_if_fail (w->depth > 0 && !w->after_member);
+  before_value (w);
+  append_quoted (w->out, name);
+  g_string_append (w->out, " : ");
+  w->after_member = TRUE;
+}
+
+void
+wf_json_writer_string (WfJsonWriter *w, const char *value)
+{
+  before_value (w);
+  if (value == NULL)
+    g_string_append (w->out, "null");
+  else
+    append_quoted (w->out, value);
+}
+
+void
+wf_json_writer_int (WfJsonWriter *w, gint64 value)
+{
+  before_value (w);
+  g_string_append_printf (w->out, "%" G_GINT64_FORMAT, value);
+}
+
+void
+wf_json_writer_double (WfJsonWriter *w, double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  before_value (w);
+  if (!isfinite (value))
+    {
+      g_string_append (w->out, "null");
+      return;
+    }
+  /* %.15g reads back exactly for most values (0.125, 2); else %.17g. */
+  g_ascii_formatd (buf, sizeof buf, "%.15g", value);
+  if (g_ascii_strtod (buf, NULL) != value)
+    g_ascii_formatd (buf, sizeof buf, "%.17g", value);
+  g_string_append (w->out, buf);
+  /* Keep it a double for readers that tell the two apart. */
+  if (strpbrk (buf, ".eE") == NULL)
+    g_string_append (w->out, ".0");
+}
+
+void
+wf_json_writer_boolean (WfJsonWriter *w, gboolean value)
+{
+  before_value (w);
+  g_string_append (w->out, value ? "true" : "false");
+}
+
+char *
+wf_json_writer_free_to_string (WfJsonWriter *w)
+{
+  char *text;
+
+  g_warn_if_fail (w->depth == 0 && !w->after_member);
+  g_string_append_c (w->out, '\n');
+  text = g_string_free (w->out, FALSE);
+  g_free (w);
+  return text;
+}
