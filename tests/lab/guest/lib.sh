@@ -135,6 +135,12 @@ kernel_below_6_4() {
     IFS=. read -r maj min _ <<< "$(uname -r)"
     (( maj < 6 || (maj == 6 && min < 4) ))
 }
+# libbpf_at_least_1_2 CHECK_OUTPUT: 'wlanfair-tcpd --check' printed libbpf >= 1.2.
+libbpf_at_least_1_2() {
+    local maj min
+    IFS=. read -r maj min < <(awk '$1 == "libbpf" {print $2}' "$1")
+    (( ${maj:-0} > 1 || (${maj:-0} == 1 && ${min:-0} >= 2) ))
+}
 journal_unit() { journalctl -b --no-pager -o short-precise -u $UNIT "$@"; }
 # state_dump: what a reader of log.txt needs when a check fails.
 state_dump() { unit_state; sysctls; pins; }
