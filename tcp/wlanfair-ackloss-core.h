@@ -93,10 +93,11 @@
 /* No halving while the smoothed RTT is less than this above the path's
  * minimum RTT: an AP whose FIFO drops ACKs has a standing queue, while a
  * clean fast path's stretch ACKs (GRO/GSO, offloads) look like lost ACKs
- * without one. veth, one bulk flow, GSO on: srtt - min_rtt 20-75 us, 15 %
+ * without one. veth, one bulk flow, GSO on: srtt - min_rtt 20-170 us, 15 %
  * of ACKs counted as lost, 2360 halvings in 12 s and 78 % of cubic's
- * throughput without the gate. The testbed's AP queue adds 4-100 ms; a
- * real AP's 50 frames take 0.6 ms at 1 Gbit/s, more with aggregation.
+ * throughput without the gate. The testbed's flows run at an srtt of
+ * about 32 ms over a sub-millisecond minimum; a real AP's 50 frames take
+ * 0.6 ms at 1 Gbit/s, more with aggregation.
  * 0: off (the published rule). */
 #define WF_ACKLOSS_QDELAY_DEFAULT_US 1000u
 /* Advancing ACKs that only train sb after init: 16 quickacks plus the 5

@@ -7,8 +7,8 @@ G_BEGIN_DECLS
 
 /* A JSON text written front to back, pretty-printed. For wlanfair-tcpd's
  * status file: json-glib would bring GIO, GObject, libmount, libblkid and
- * libselinux into a daemon whose footprint target is 5 MiB (1.3 MiB of
- * it resident). Everything that parses JSON keeps using json-glib. */
+ * libselinux into a daemon whose resident-memory target is 5 MiB.
+ * Everything that parses JSON keeps using json-glib. */
 typedef struct _WfJsonWriter WfJsonWriter;
 
 WfJsonWriter *wf_json_writer_new (void);

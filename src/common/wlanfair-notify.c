@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sd_notify without libsystemd: the protocol is a stable interface that
  * systemd documents for reimplementation (sd_notify(3), "Standalone
- * implementations"). Linking libsystemd for these few lines cost each
- * daemon ~0.9 MiB resident (libsystemd, libgcrypt, libgpg-error, libzstd,
- * liblzma, liblz4, libcap), a fifth of wlanfair-tcpd's whole footprint. */
+ * implementations"). Linking libsystemd for these few lines mapped
+ * libsystemd, libgcrypt, libgpg-error, libzstd, liblzma, liblz4 and libcap
+ * into every daemon. */
 #include "wlanfair-notify.h"
 
 #include <errno.h>

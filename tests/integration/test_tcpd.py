@@ -425,8 +425,8 @@ class TcpdTest(unittest.TestCase):
     def test_window_never_runs_away(self):
         # Ten senders in one namespace through the emulated AP, on every
         # CPU: on kernel 6.18 the kernel now and then skips a struct_ops
-        # callback and takes garbage for ssthresh (0x81102d10; in the
-        # testbed about ten times a minute per CC), and an unrepaired
+        # callback and takes garbage for ssthresh (0x81102d10; 2 to 6
+        # repairs in this test's 20 s here), and an unrepaired
         # connection keeps an impossible ssthresh for seconds while it
         # floods the AP (docs/ackloss.md). The CCs put it back at the next
         # ACK: no connection may show one in two samples 0.1 s apart.
