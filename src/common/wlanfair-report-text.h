@@ -12,9 +12,11 @@ G_BEGIN_DECLS
  * the limit keeps hostile nesting away from the recursive JSON parser. */
 #define WF_REPORT_MAX_DEPTH 16
 
-/* The text before json-glib: one object and only whitespace after it,
- * depth, no raw control characters in strings, only well-formed \u
- * escapes (no \u0000, no lone surrogates). *why: static text. */
+/* The text before json-glib: valid JSON by RFC 8259's grammar, one
+ * object and only whitespace after it, nested at most
+ * WF_REPORT_MAX_DEPTH, only well-formed \u escapes (no \u0000, no lone
+ * surrogates). Text it accepts, json-glib parses without error (the
+ * fuzzer checks that). *why: static text. */
 WfReportReject wf_report_prescan (const char  *text,
                                   gsize        len,
                                   const char **why);
