@@ -21,6 +21,7 @@
 #include "wlanfair-notify.h"
 #include "wlanfair-number.h"
 #include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-bpffs.h"
 #include "wlanfair-tcp-routes.h"
 #include "wlanfair-tcp-sysctl.h"
 #include "wlanfair-tcp-wifi.h"
@@ -521,6 +522,19 @@ start (Daemon *d, GError **error)
       return FALSE;
     }
 
+  /* Legacy registrations outlive a crashed process: without a pin the
+   * clean-up could not find them, so nothing is registered unpinnable. */
+  if (!d->features.link)
+    {
+      gboolean mounted;
+
+      if (!wf_tcp_bpffs_prepare (c->pin_dir, &mounted, error))
+        return FALSE;
+      if (mounted)
+        g_message ("mounted a BPF filesystem at %s: none was mounted, and legacy "
+                   "registrations are pinned there for clean-up after a crash "
+                   "(it stays mounted, as systemd would have it)", WF_TCP_BPFFS_ROOT);
+    }
   d->lock_fd = lock_pin_dir (c->pin_dir, error);
   if (d->lock_fd == -1)
     return FALSE;

@@ -98,12 +98,15 @@ class TcpdTest(unittest.TestCase):
         after = {k: sysctl(k) for k in self.before}
         self.assertEqual(after, self.before, "the host's CC sysctls changed")
 
-    def tcpd(self, *args, ns=None):
-        argv = [TCPD, "--state-dir", self.state,
-                "--pin-dir", os.path.join(self.bpffs, "wlanfair"),
-                "--cgroup", self.cgroup, *args]
+    def tcpd(self, *args, ns=None, enter=(), own_bpffs=True):
+        """Starts wlanfair-tcpd and waits for its first status. enter: a
+        command prefix (nsenter); own_bpffs=False: the default --pin-dir."""
+        argv = [TCPD, "--state-dir", self.state, "--cgroup", self.cgroup, *args]
+        if own_bpffs:
+            argv[1:1] = ["--pin-dir", os.path.join(self.bpffs, "wlanfair")]
         if ns:
             argv = ["ip", "netns", "exec", ns] + argv
+        argv = list(enter) + argv
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.procs.append(p)
         status = os.path.join(self.state, "tcp-status.json")
@@ -308,6 +311,67 @@ class TcpdTest(unittest.TestCase):
         self.stop(p)
         for cc in OURS:
             self.assertNotIn(cc, self.available())
+
+    def test_no_bpffs(self):
+        """No BPF filesystem at /sys/fs/bpf (no systemd as PID 1:
+        containers, chroots, CI machines). With the privilege to mount one,
+        tcpd mounts it and a crash is still cleaned up; without it, one line
+        says what is missing and how to fix it, and nothing is registered."""
+        # A private mount namespace with nothing at /sys/fs/bpf, kept by a
+        # holder: its mounts, and the pins in them, go with its last process.
+        holder = subprocess.Popen(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+             'while [ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ]; do umount -l /sys/fs/bpf || exit 1; done;'
+             ' echo ready; exec sleep 600'],
+            stdout=subprocess.PIPE, text=True)
+        enter = ["nsenter", "--mount=/proc/%d/ns/mnt" % holder.pid]
+
+        def fs_type():
+            return run(*enter, "stat", "-f", "-c", "%T", "/sys/fs/bpf").stdout.strip()
+
+        try:
+            self.assertEqual(holder.stdout.readline().strip(), "ready")
+            self.assertNotEqual(fs_type(), "bpf_fs")
+            link = "struct_ops_link yes" in run(TCPD, "--check").stdout
+            common = ["--state-dir", self.state, "--cgroup", self.cgroup,
+                      "--scope", "wifi", "--interface", "none0"]
+            if not link:
+                r = run(*enter, "setpriv", "--bounding-set=-sys_admin", TCPD, *common, check=False)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                errors = [line for line in r.stderr.splitlines() if line.startswith("wlanfair-tcpd:")]
+                self.assertEqual(len(errors), 1, r.stderr)
+                self.assertIn("no BPF filesystem is mounted at /sys/fs/bpf", errors[0])
+                self.assertIn("mount -t bpf bpf /sys/fs/bpf", errors[0])
+                self.assertNotEqual(fs_type(), "bpf_fs")
+                for cc in OURS:
+                    self.assertNotIn(cc, self.available())
+
+            p = self.tcpd("--scope", "wifi", "--interface", "none0", enter=enter, own_bpffs=False)
+            for cc in OURS:
+                self.assertIn(cc, self.available())
+            pins = run(*enter, "ls", "/sys/fs/bpf/wlanfair", check=False).stdout.split()
+            if link:
+                # Links need no pins, so nothing was mounted.
+                self.assertNotEqual(fs_type(), "bpf_fs")
+            else:
+                self.assertEqual(fs_type(), "bpf_fs")
+                self.assertEqual(sorted(pins), sorted(OURS))
+            p.kill()
+            p.wait()
+            if not link:
+                for cc in OURS:
+                    self.assertIn(cc, self.available())
+            r = run(*enter, TCPD, "--cleanup", "--state-dir", self.state)
+            for cc in OURS:
+                self.assertNotIn(cc, self.available())
+            if not link:
+                self.assertIn("left by an earlier instance", r.stderr)
+                self.assertEqual(run(*enter, "ls", "/sys/fs/bpf/wlanfair", check=False).stdout, "")
+        finally:
+            # Whatever failed: unregister while the pins still exist.
+            run(*enter, TCPD, "--cleanup", "--state-dir", self.state, check=False)
+            holder.kill()
+            holder.wait()
 
     def test_bad_configuration(self):
         conf = os.path.join(self.tmp, "tcp.conf")
