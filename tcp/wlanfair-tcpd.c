@@ -17,37 +17,19 @@
 #include <unistd.h>
 #include "wlanfair-error.h"
 #include "wlanfair-json-writer.h"
-#include "wlanfair-keyfile.h"
 #include "wlanfair-notify.h"
-#include "wlanfair-number.h"
 #include "wlanfair-tcp-bpf.h"
 #include "wlanfair-tcp-bpffs.h"
 #include "wlanfair-tcp-routes.h"
 #include "wlanfair-tcp-sysctl.h"
 #include "wlanfair-tcp-wifi.h"
+#include "wlanfair-tcpd-config.h"
 
 #define EXIT_USAGE 2
 #define DEFAULT_CONFIG SYSCONFDIR "/wlanfair/tcp.conf"
 
-typedef enum { SCOPE_WIFI, SCOPE_SYSTEM, SCOPE_OPT_IN } Scope;
-static const char * const scope_names[] = { "wifi", "system", "opt-in" };
-
 typedef struct {
-  Scope    scope;
-  guint    cc;       /* WF_CC_* */
-  guint    thresh;
-  double   beta;
-  guint    confirm;
-  double   confirm_rate; /* percent; 0: off */
-  double   min_queue_delay; /* ms; 0: off */
-  char   **interfaces;
-  char    *cgroup;
-  char    *state_dir;
-  char    *pin_dir;
-} Config;
-
-typedef struct {
-  Config            config;
+  WfTcpdConfig            config;
   WfTcpFeatures     features;
   WfTcpBpf         *bpf;
   WfTcpWifi        *wifi;
@@ -59,171 +41,6 @@ typedef struct {
   int               lock_fd;       /* pin directory */
   int               state_lock_fd; /* state directory */
 } Daemon;
-
-static gboolean
-parse_scope (const char *text, Scope *out, GError **error)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (scope_names); i++)
-    if (g_str_equal (text, scope_names[i]))
-      {
-        *out = i;
-        return TRUE;
-      }
-  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-               "scope '%s' is not one of wifi, system, opt-in", text);
-  return FALSE;
-}
-
-static gboolean
-parse_cc (const char *text, guint *out, GError **error)
-{
-  for (guint i = 0; i < WF_CC_COUNT; i++)
-    if (g_str_equal (text, wf_tcp_cc_names[i]))
-      {
-        *out = i;
-        return TRUE;
-      }
-  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-               "cc '%s' is not one of ackloss_cubic, ackloss_reno", text);
-  return FALSE;
-}
-
-/* A whole number in [min, max], for the option or key `name`. */
-static gboolean
-parse_count (const char *name, const char *text, guint min, guint max,
-             guint *out, GError **error)
-{
-  double v;
-
-  if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
-    {
-      g_prefix_error (error, "%s: ", name);
-      return FALSE;
-    }
-  if (v != floor (v) || v < min || v > max)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                   "%s '%s' must be a whole number from %u to %u", name, text, min, max);
-      return FALSE;
-    }
-  *out = (guint) v;
-  return TRUE;
-}
-
-static gboolean
-parse_thresh (const char *text, guint *out, GError **error)
-{
-  return parse_count ("thresh", text, 1, 1000, out, error);
-}
-
-static gboolean
-parse_confirm (const char *text, guint *out, GError **error)
-{
-  return parse_count ("confirm", text, 0, 100, out, error);
-}
-
-/* A non-negative number up to max; `range` completes "must be ...". */
-static gboolean
-parse_bounded (const char *name, const char *text, double max, const char *range,
-               double *out, GError **error)
-{
-  double v;
-
-  if (!wf_number_parse (text, WF_NUMBER_NONNEG, &v, error))
-    {
-      g_prefix_error (error, "%s: ", name);
-      return FALSE;
-    }
-  if (v > max)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s '%s' must be %s", name, text, range);
-      return FALSE;
-    }
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-parse_confirm_rate (const char *text, double *out, GError **error)
-{
-  return parse_bounded ("confirm-rate", text, 100, "a percentage from 0 to 100", out, error);
-}
-
-static gboolean
-parse_min_queue_delay (const char *text, double *out, GError **error)
-{
-  return parse_bounded ("min-queue-delay", text, 1000, "from 0 to 1000 ms", out, error);
-}
-
-static gboolean
-parse_beta (const char *text, double *out, GError **error)
-{
-  double v;
-
-  if (!wf_number_parse (text, WF_NUMBER_POSITIVE, &v, error))
-    {
-      g_prefix_error (error, "beta: ");
-      return FALSE;
-    }
-  if (v > 1 || v * WF_ACKLOSS_ONE < WF_ACKLOSS_BETA_MIN - 0.5)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                   "beta '%s' must be in [2/1024, 1]", text);
-      return FALSE;
-    }
-  *out = v;
-  return TRUE;
-}
-
-/* The config file: every key known, every value valid, or an error. */
-static gboolean
-load_config_file (Config *c, const char *path, gboolean must_exist, GError **error)
-{
-  g_autoptr(GKeyFile) kf = NULL;
-  g_autoptr(GError) local = NULL;
-  g_auto(GStrv) keys = NULL;
-  static const char * const known[] = {
-    "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "min-queue-delay", "interfaces",
-    NULL
-  };
-
-  if (!wf_keyfile_load_section (path, "tcp", known, must_exist, &kf, error))
-    return FALSE;
-  if (kf == NULL || !(keys = g_key_file_get_keys (kf, "tcp", NULL, NULL)))
-    return TRUE;
-  for (char **k = keys; *k; k++)
-    {
-      g_autofree char *v = g_key_file_get_string (kf, "tcp", *k, NULL);
-      gboolean ok = TRUE;
-
-      g_strstrip (v);
-      if (g_str_equal (*k, "scope"))
-        ok = parse_scope (v, &c->scope, &local);
-      else if (g_str_equal (*k, "cc"))
-        ok = parse_cc (v, &c->cc, &local);
-      else if (g_str_equal (*k, "thresh"))
-        ok = parse_thresh (v, &c->thresh, &local);
-      else if (g_str_equal (*k, "beta"))
-        ok = parse_beta (v, &c->beta, &local);
-      else if (g_str_equal (*k, "confirm"))
-        ok = parse_confirm (v, &c->confirm, &local);
-      else if (g_str_equal (*k, "confirm-rate"))
-        ok = parse_confirm_rate (v, &c->confirm_rate, &local);
-      else if (g_str_equal (*k, "min-queue-delay"))
-        ok = parse_min_queue_delay (v, &c->min_queue_delay, &local);
-      else if (g_str_equal (*k, "interfaces"))
-        {
-          g_strfreev (c->interfaces);
-          c->interfaces = g_strsplit_set (v, ",; ", -1);
-        }
-      if (!ok)
-        {
-          g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
 
 /* One instance per pin directory: a second one would take the first's
  * pinned registrations for a crashed instance's and unregister them. The
@@ -345,7 +162,7 @@ write_status (Daemon *d, GError **out_error)
   MEMBER (int, "version", 1);
   MEMBER (int, "pid", getpid ());
   MEMBER (int, "updated", g_get_real_time () / G_USEC_PER_SEC);
-  MEMBER (string, "scope", scope_names[d->config.scope]);
+  MEMBER (string, "scope", wf_tcpd_scope_names[d->config.scope]);
   MEMBER (string, "cc", wf_tcp_cc_names[d->config.cc]);
   MEMBER (int, "thresh", d->config.thresh);
   MEMBER (double, "beta", d->config.beta);
@@ -486,14 +303,14 @@ teardown (Daemon *d)
 static gboolean
 start (Daemon *d, GError **error)
 {
-  Config *c = &d->config;
+  WfTcpdConfig *c = &d->config;
   WfTcpBpfConfig bc = {
     .thresh = c->thresh,
     .beta = (guint) lround (c->beta * WF_ACKLOSS_ONE),
     .confirm = c->confirm,
     .confirm_rate = (guint) lround (c->confirm_rate / 100 * WF_ACKLOSS_RATE_ONE),
     .min_qdelay_us = (guint) lround (c->min_queue_delay * 1000),
-    .scope_cc = c->scope == SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
+    .scope_cc = c->scope == WF_TCPD_SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
     .pin_dir = c->pin_dir,
   };
   g_autofree char *state_path = g_build_filename (c->state_dir, "tcpd.state", NULL);
@@ -558,7 +375,7 @@ start (Daemon *d, GError **error)
   d->sysctl.path = g_steal_pointer (&state_path);
   switch (c->scope)
     {
-    case SCOPE_WIFI:
+    case WF_TCPD_SCOPE_WIFI:
       {
         g_autofree char *cgroup = c->cgroup ? g_strdup (c->cgroup) : find_cgroup2 ();
 
@@ -578,7 +395,7 @@ start (Daemon *d, GError **error)
                    wf_tcp_cc_names[c->cc], cgroup);
         break;
       }
-    case SCOPE_SYSTEM:
+    case WF_TCPD_SCOPE_SYSTEM:
       {
         const char *allow[] = { wf_tcp_cc_names[c->cc], NULL };
 
@@ -587,7 +404,7 @@ start (Daemon *d, GError **error)
           return FALSE;
         break;
       }
-    case SCOPE_OPT_IN:
+    case WF_TCPD_SCOPE_OPT_IN:
       {
         const char *allow[WF_CC_COUNT + 1] = { NULL };
         guint n = 0;
@@ -612,13 +429,7 @@ start (Daemon *d, GError **error)
 int
 main (int argc, char **argv)
 {
-  Daemon d = { .config = { .scope = SCOPE_WIFI, .cc = WF_CC_CUBIC,
-                           .thresh = WF_ACKLOSS_THRESH_DEFAULT,
-                           .beta = WF_ACKLOSS_BETA_DEFAULT / (double) WF_ACKLOSS_ONE,
-                           .confirm = WF_ACKLOSS_CONFIRM_DEFAULT,
-                           .confirm_rate = WF_ACKLOSS_RATE_DEFAULT_PERMILLE / 10.0,
-                           .min_queue_delay = WF_ACKLOSS_QDELAY_DEFAULT_US / 1000.0 },
-               .lock_fd = -2, .state_lock_fd = -2 };
+  Daemon d = { .lock_fd = -2, .state_lock_fd = -2 };
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autofree char *config_path = NULL, *scope = NULL, *cc = NULL, *thresh = NULL, *beta = NULL;
@@ -663,6 +474,7 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   g_set_prgname ("wlanfair-tcpd");
+  wf_tcpd_config_init (&d.config);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_summary (ctx,
     "Registers the ACK-loss TCP congestion controls (ackloss_cubic,\n"
@@ -687,27 +499,32 @@ main (int argc, char **argv)
       goto out;
     }
 
-  if (!load_config_file (&d.config, config_path ? config_path : DEFAULT_CONFIG,
-                         config_path != NULL, &error) ||
-      (scope && !parse_scope (scope, &d.config.scope, &error)) ||
-      (cc && !parse_cc (cc, &d.config.cc, &error)) ||
-      (thresh && !parse_thresh (thresh, &d.config.thresh, &error)) ||
-      (beta && !parse_beta (beta, &d.config.beta, &error)) ||
-      (confirm && !parse_confirm (confirm, &d.config.confirm, &error)) ||
-      (confirm_rate && !parse_confirm_rate (confirm_rate, &d.config.confirm_rate, &error)) ||
-      (min_queue_delay &&
-       !parse_min_queue_delay (min_queue_delay, &d.config.min_queue_delay, &error)))
-    {
-      g_printerr ("wlanfair-tcpd: %s\n", error->message);
-      d.exit_code = EXIT_USAGE;
-      goto out;
-    }
+  {
+    /* The options override the file's keys; each is checked as its key is. */
+    const char *const set[][2] = {
+      { "scope", scope }, { "cc", cc }, { "thresh", thresh }, { "beta", beta },
+      { "confirm", confirm }, { "confirm-rate", confirm_rate },
+      { "min-queue-delay", min_queue_delay },
+    };
+    gboolean ok = wf_tcpd_config_load (&d.config, config_path ? config_path : DEFAULT_CONFIG,
+                                       config_path != NULL, &error);
+
+    for (gsize k = 0; ok && k < G_N_ELEMENTS (set); k++)
+      if (set[k][1])
+        ok = wf_tcpd_config_set (&d.config, set[k][0], set[k][1], &error);
+    if (!ok)
+      {
+        g_printerr ("wlanfair-tcpd: %s\n", error->message);
+        d.exit_code = EXIT_USAGE;
+        goto out;
+      }
+  }
   if (interfaces)
     {
       g_strfreev (d.config.interfaces);
       d.config.interfaces = g_steal_pointer (&interfaces);
     }
-  if (d.config.interfaces && d.config.scope != SCOPE_WIFI)
+  if (d.config.interfaces && d.config.scope != WF_TCPD_SCOPE_WIFI)
     {
       g_printerr ("wlanfair-tcpd: interfaces are only used with scope=wifi\n");
       d.exit_code = EXIT_USAGE;
@@ -769,11 +586,11 @@ main (int argc, char **argv)
       goto out;
     }
 
-  if (d.config.scope != SCOPE_WIFI && !allowed_list_writable ())
+  if (d.config.scope != WF_TCPD_SCOPE_WIFI && !allowed_list_writable ())
     {
       g_printerr ("wlanfair-tcpd: scope=%s changes tcp_allowed_congestion_control, which "
                   "only the initial network namespace can write; use scope=wifi here\n",
-                  scope_names[d.config.scope]);
+                  wf_tcpd_scope_names[d.config.scope]);
       d.exit_code = 1;
       goto out;
     }
@@ -795,7 +612,7 @@ main (int argc, char **argv)
     }
 
   wf_notifyf ("READY=1\nSTATUS=%s registered, scope %s",
-              wf_tcp_cc_names[d.config.cc], scope_names[d.config.scope]);
+              wf_tcp_cc_names[d.config.cc], wf_tcpd_scope_names[d.config.scope]);
   g_timeout_add_seconds (1, status_tick, &d);
   g_main_loop_run (d.loop);
   wf_notify ("STOPPING=1");
@@ -806,10 +623,7 @@ out:
   g_free (d.sysctl.path);
   g_free (d.sysctl.saved_default);
   g_free (d.status_path);
-  g_strfreev (d.config.interfaces);
-  g_free (d.config.cgroup);
-  g_free (d.config.state_dir);
-  g_free (d.config.pin_dir);
+  wf_tcpd_config_clear (&d.config);
   if (d.lock_fd >= 0)
     close (d.lock_fd);
   if (d.state_lock_fd >= 0)
