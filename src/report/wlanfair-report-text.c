@@ -74,7 +74,8 @@ scan_string (Scan *p)
         break;
       if (s[p->i + 1] != 'u')
         {
-          if (!strchr ("\"\\/bfnrt", s[p->i + 1]))
+          /* strchr would match the terminator on a NUL byte. */
+          if (s[p->i + 1] == '\0' || !strchr ("\"\\/bfnrt", s[p->i + 1]))
             return scan_fail (p, WF_REPORT_REJECT_JSON, "an unknown escape in a string");
           p->i++;
           continue;
@@ -184,7 +185,7 @@ wf_report_prescan (const char *text, gsize len, const char **why)
   if (p.i == len || text[p.i] != '{')
     {
       *why = "not a JSON object";
-      return p.i < len && strchr ("[\"-0123456789tfn", text[p.i]) ? WF_REPORT_REJECT_NOT_OBJECT
+      return p.i < len && text[p.i] && strchr ("[\"-0123456789tfn", text[p.i]) ? WF_REPORT_REJECT_NOT_OBJECT
                                                                   : WF_REPORT_REJECT_JSON;
     }
 
