@@ -6,8 +6,10 @@ For every command `wlanfairctl --help` lists (and every subcommand of those
 that have some), runs the built `wlanfairctl ... --help`, reads the options
 it lists, and compares them with the OPTIONS section and the SYNOPSIS of
 the command's man page: the same long options, the same short ones, the
-same taking an argument. Then the same for the daemons given on the
-command line (OPTIONS section only: their SYNOPSIS says [OPTIONS]).
+same taking an argument; and GOption's usage line names the whole command
+("wlanfairctl scan hold [OPTION...]"). Then the same options check for the
+daemons given on the command line (OPTIONS section only: their SYNOPSIS
+says [OPTIONS]).
 Also: every wlanfairctl page has an EXIT STATUS section naming the usage
 status of src/cli/wlanfairctl.h.
 
@@ -57,6 +59,15 @@ def goption_options(text):
         if m:
             opts[m.group("long")] = (m.group("short"), m.group("arg") is not None)
     return opts
+
+
+def usage_line(text):
+    """The line after GOption's 'Usage:'."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.strip() == "Usage:":
+            return lines[i + 1]
+    return ""
 
 
 def is_goption(text):
@@ -259,8 +270,10 @@ def check_command(tap, ctl, mandir, cmd):
     forms = synopsis_forms(secs.get("SYNOPSIS", []))
 
     text = run_help([ctl, cmd])
+    usages = {}
     if is_goption(text):
         subs = {None: goption_options(text)}
+        usages[None] = usage_line(text)
     else:
         names = listed_commands(text)
         if not names:
@@ -276,11 +289,17 @@ def check_command(tap, ctl, mandir, cmd):
                           ["is not a GOption help"])
                 continue
             subs[sub] = goption_options(sub_text)
+            usages[sub] = usage_line(sub_text)
 
     for sub, help_opts in subs.items():
         what = "wlanfairctl %s%s" % (cmd, " " + sub if sub else "")
         mine = [it for it in items if sub is None or not it[3] or sub in it[3]]
         problems = compare(help_opts, mine, what, page + " OPTIONS")
+        # GOption's usage line names the whole command, subcommand included.
+        usage = usages[sub]
+        if not re.match(r"^\s*%s(\s|$)" % re.escape(what), usage):
+            problems.append("%s --help: usage line '%s' does not name it"
+                            % (what, usage.strip()))
         # The SYNOPSIS forms of this (sub)command list its options too.
         syn = set()
         found = False
