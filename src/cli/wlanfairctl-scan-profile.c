@@ -165,9 +165,9 @@ drop_dashdash (int *argc, char ***argv)
 }
 
 static gboolean
-parse_plain (const char *summary, int *argc, char ***argv, int *rc)
+parse_plain (const char *args, const char *summary, int *argc, char ***argv, int *rc)
 {
-  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autoptr(GOptionContext) ctx = g_option_context_new (args);
 
   g_option_context_set_summary (ctx, summary);
   /* Options end at CONNECTION: a VALUE like -75 is not an option. */
@@ -194,7 +194,8 @@ wf_cli_scan_set (int argc, char **argv)
   NMRemoteConnection *remote;
   int rc;
 
-  if (!parse_plain ("Set a scan guard key in a NetworkManager profile's user.data.\n"
+  if (!parse_plain ("CONNECTION KEY VALUE",
+                    "Set a scan guard key in a NetworkManager profile's user.data.\n"
                     KEYS_HELP, &argc, &argv, &rc))
     return rc;
   if (argc != 4)
@@ -220,7 +221,8 @@ wf_cli_scan_unset (int argc, char **argv)
   NMSettingUser *user;
   int rc;
 
-  if (!parse_plain ("Remove a scan guard key from a NetworkManager profile: the\n"
+  if (!parse_plain ("CONNECTION KEY",
+                    "Remove a scan guard key from a NetworkManager profile: the\n"
                     "global value of /etc/wlanfair/scan.conf applies again.\n"
                     KEYS_HELP, &argc, &argv, &rc))
     return rc;
@@ -248,7 +250,7 @@ wf_cli_scan_get (int argc, char **argv)
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, "Print one JSON object", NULL },
     { NULL },
   };
-  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autoptr(GOptionContext) ctx = g_option_context_new ("CONNECTION [KEY]");
   g_autoptr(NMClient) client = NULL;
   g_autoptr(JsonBuilder) b = NULL;
   const char *const *all = wf_scan_config_profile_keys ();

@@ -68,6 +68,9 @@ wf_cli_scan (int argc, char **argv)
     }
   for (gsize i = 0; i < G_N_ELEMENTS (subcommands); i++)
     if (g_str_equal (sub, subcommands[i].name))
-      return subcommands[i].run (argc - 1, argv + 1);
+      {
+        wf_cli_enter_command (sub);
+        return subcommands[i].run (argc - 1, argv + 1);
+      }
   return wf_cli_usage_error ("unknown command '%s'", sub);
 }

@@ -221,6 +221,9 @@ wf_cli_tcp (int argc, char **argv)
       return WF_EXIT_OK;
     }
   if (g_str_equal (argv[1], "status"))
-    return tcp_status (argc - 1, argv + 1);
+    {
+      wf_cli_enter_command ("status");
+      return tcp_status (argc - 1, argv + 1);
+    }
   return wf_cli_usage_error ("unknown tcp command '%s'", argv[1]);
 }

@@ -135,7 +135,10 @@ wf_cli_top (int argc, char **argv)
   g_option_context_set_summary (ctx,
     "A live view of interfaces, the Wi-Fi link and TCP flows. q quits, space\n"
     "pauses. Without a terminal it prints one screen per interval.");
-  g_option_context_set_description (ctx, "See wlanfairctl-top(1).");
+  /* No --json: a live view is for people; scripts loop over status. */
+  g_option_context_set_description (ctx,
+    "For scripts: 'wlanfairctl status --json' prints the same report once.\n"
+    "See wlanfairctl-top(1).");
   if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
     return rc;
   if (argc > 1)

@@ -12,6 +12,17 @@ print_line (const char *suffix, const char *fmt, va_list ap)
   g_printerr ("%s: %s%s\n", g_get_prgname (), msg, suffix);
 }
 
+void
+wf_cli_enter_command (const char *name)
+{
+  g_autofree char *full = g_strdup_printf ("%s %s", g_get_prgname (), name);
+
+  /* GOption's usage line and our messages then name the whole command.
+   * Safe only while nothing keeps a g_get_prgname() pointer: GLib 2.72
+   * frees the old name; we run before any work is done. */
+  g_set_prgname (full);
+}
+
 int
 wf_cli_usage_error (const char *fmt, ...)
 {

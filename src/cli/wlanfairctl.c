@@ -57,8 +57,8 @@ main (int argc, char **argv)
       {
         g_autofree char *prgname = g_strdup_printf ("wlanfairctl %s", cmd);
 
-        /* Once only (GLib 2.72 frees the old name); GOption's usage line
-         * and our messages then name the subcommand. */
+        /* Before any work (GLib 2.72 frees the old name); GOption's usage
+         * line and our messages then name the subcommand. */
         g_set_prgname (prgname);
         /* The subcommand sees itself as argv[0]. */
         return commands[i].run (argc - 1, argv + 1);

@@ -28,6 +28,10 @@ int wf_cli_status (int argc, char **argv);
 int wf_cli_tcp (int argc, char **argv);
 int wf_cli_top (int argc, char **argv);
 
+/* Appends NAME to the program name ("wlanfairctl scan" -> "wlanfairctl
+ * scan hold") for a command's own subcommand. */
+void wf_cli_enter_command (const char *name);
+
 /* Print "wlanfairctl CMD: message (see --help)" as one line; returns 2. */
 int wf_cli_usage_error (const char *fmt, ...) G_GNUC_PRINTF (1, 2);
 /* Print "wlanfairctl CMD: message"; returns 1. */
