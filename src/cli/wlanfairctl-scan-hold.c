@@ -12,6 +12,7 @@
 
 #include <glib-unix.h>
 
+#include "wlanfairctl-scan-bus.h"
 #include "wlanfairctl-scan.h"
 #include "wlanfairctl.h"
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "wlanfairctl-scan-bus.h"
 #include "wlanfairctl-scan.h"
 #include "wlanfairctl.h"
 

@@ -38,19 +38,6 @@ usage (void)
   printf ("\nSee wlanfairctl-scan(1).\n");
 }
 
-GDBusConnection *
-wf_cli_scan_system_bus (GError **error)
-{
-  return g_bus_get_sync (G_BUS_TYPE_SYSTEM, NULL, error);
-}
-
-gboolean
-wf_cli_scan_is_absent (const GError *error)
-{
-  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN)
-         || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
-}
-
 int
 wf_cli_scan (int argc, char **argv)
 {

@@ -1,16 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib.h>
 
 G_BEGIN_DECLS
-
-/* The scan guard's D-Bus API (nm-plugin/org.wlanfair.ScanGuard1.xml). */
-#define WF_SCAN_BUS_NAME "org.wlanfair.ScanGuard1"
-#define WF_SCAN_PATH "/org/wlanfair/ScanGuard1"
-#define WF_SCAN_IFACE "org.wlanfair.ScanGuard1"
-#define WF_SCAN_DEVICE_IFACE "org.wlanfair.ScanGuard1.Device"
-#define WF_SCAN_CALL_TIMEOUT_MS 5000
 
 /* One file per concern: wlanfairctl-scan-{status,profile,hold}.c */
 int wf_cli_scan_status (int argc, char **argv);
@@ -18,10 +11,5 @@ int wf_cli_scan_set (int argc, char **argv);
 int wf_cli_scan_get (int argc, char **argv);
 int wf_cli_scan_unset (int argc, char **argv);
 int wf_cli_scan_hold (int argc, char **argv);
-
-/* The system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured). */
-GDBusConnection *wf_cli_scan_system_bus (GError **error);
-/* TRUE when ERROR says nobody owns the guard's name on the bus. */
-gboolean wf_cli_scan_is_absent (const GError *error);
 
 G_END_DECLS
