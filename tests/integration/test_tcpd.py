@@ -324,7 +324,9 @@ class TcpdTest(unittest.TestCase):
              'while [ "$(stat -f -c %T /sys/fs/bpf)" = bpf_fs ]; do umount -l /sys/fs/bpf || exit 1; done;'
              ' echo ready; exec sleep 600'],
             stdout=subprocess.PIPE, text=True)
-        enter = ["nsenter", "--mount=/proc/%d/ns/mnt" % holder.pid]
+        # Also the holder's root and directory: entering a mount namespace
+        # resets them to the namespace's, which is wrong inside a chroot.
+        enter = ["nsenter", "--target", str(holder.pid), "--mount", "--root", "--wd"]
 
         def fs_type():
             return run(*enter, "stat", "-f", "-c", "%T", "/sys/fs/bpf").stdout.strip()
