@@ -4,11 +4,10 @@
  * hostile: nothing here may abort, and every rejection has a reason. */
 #include "wlanfair-report.h"
 
-#include <math.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-report-check.h"
 #include "wlanfair-report-text.h"
 
 #define MAX_IFACES 64
@@ -45,201 +44,6 @@ wf_report_reject_to_string (WfReportReject reason)
 }
 
 /* ------------------------------------------------------------------ */
-/* Validation context                                                  */
-
-typedef struct {
-  WfReportReject reason;
-  char          *detail;
-  char           path[64]; /* e.g. "interfaces[2].station" */
-} Check;
-
-static gboolean G_GNUC_PRINTF (3, 4)
-fail (Check *c, WfReportReject reason, const char *fmt, ...)
-{
-  va_list ap;
-  g_autofree char *msg = NULL;
-
-  if (c->reason != WF_REPORT_OK)
-    return FALSE;
-  va_start (ap, fmt);
-  msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  c->reason = reason;
-  c->detail = c->path[0] ? g_strdup_printf ("%s: %s", c->path, msg) : g_steal_pointer (&msg);
-  return FALSE;
-}
-
-/* Returns the member or NULL when absent; a present JSON null is a type
- * error: absent measurements are absent keys. */
-static JsonNode *
-member (Check *c, JsonObject *o, const char *name, gboolean required)
-{
-  JsonNode *n = json_object_get_member (o, name);
-
-  if (n == NULL && required)
-    fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is missing", name);
-  return n;
-}
-
-static gboolean
-get_int (Check *c, JsonObject *o, const char *name, gboolean required,
-         gint64 min, gint64 max, gboolean *has, gint64 *out)
-{
-  JsonNode *n = member (c, o, name, required);
-  gint64 v;
-
-  if (has)
-    *has = FALSE;
-  if (n == NULL)
-    return !required;
-  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE ||
-      json_node_get_value_type (n) != G_TYPE_INT64)
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not an integer", name);
-  v = json_node_get_int (n);
-  if (v < min || v > max)
-    return fail (c, WF_REPORT_REJECT_RANGE, "\"%s\" %" G_GINT64_FORMAT
-                 " outside %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT, name, v, min, max);
-  if (has)
-    *has = TRUE;
-  *out = v;
-  return TRUE;
-}
-
-/* Rates may be written as integers or doubles. */
-static gboolean
-get_number (Check *c, JsonObject *o, const char *name, gboolean required,
-            double min, double max, gboolean *has, double *out)
-{
-  JsonNode *n = member (c, o, name, required);
-  double v;
-
-  if (has)
-    *has = FALSE;
-  if (n == NULL)
-    return !required;
-  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE)
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a number", name);
-  if (json_node_get_value_type (n) == G_TYPE_INT64)
-    v = (double) json_node_get_int (n);
-  else if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
-    v = json_node_get_double (n);
-  else
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a number", name);
-  if (!isfinite (v) || v < min || v > max)
-    return fail (c, WF_REPORT_REJECT_RANGE, "\"%s\" %g outside %g..%g", name, v, min, max);
-  if (has)
-    *has = TRUE;
-  *out = v;
-  return TRUE;
-}
-
-static gboolean
-get_bool (Check *c, JsonObject *o, const char *name, gboolean *has, gboolean *out)
-{
-  JsonNode *n = member (c, o, name, FALSE);
-
-  if (has)
-    *has = FALSE;
-  if (n == NULL)
-    return TRUE;
-  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE ||
-      json_node_get_value_type (n) != G_TYPE_BOOLEAN)
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a boolean", name);
-  if (has)
-    *has = TRUE;
-  *out = json_node_get_boolean (n);
-  return TRUE;
-}
-
-static gboolean
-has_control (const char *s)
-{
-  for (; *s; s++)
-    if ((guchar) *s < 0x20 || *s == 0x7f)
-      return TRUE;
-  return FALSE;
-}
-
-/* *out points into the JSON tree. printable: no C0 control or DEL. */
-static gboolean
-get_string (Check *c, JsonObject *o, const char *name, gboolean required,
-            gsize min_len, gsize max_len, gboolean printable, const char **out)
-{
-  JsonNode *n = member (c, o, name, required);
-  const char *s;
-  gsize len;
-
-  *out = NULL;
-  if (n == NULL)
-    return !required;
-  if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE ||
-      json_node_get_value_type (n) != G_TYPE_STRING)
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not a string", name);
-  s = json_node_get_string (n);
-  len = strlen (s);
-  /* \u escapes can encode lone surrogates the byte check never saw. */
-  if (!g_utf8_validate (s, len, NULL))
-    return fail (c, WF_REPORT_REJECT_UTF8, "\"%s\" is not valid UTF-8", name);
-  if (len < min_len || len > max_len)
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" has %" G_GSIZE_FORMAT
-                 " bytes, not %" G_GSIZE_FORMAT "..%" G_GSIZE_FORMAT, name, len, min_len, max_len);
-  if (printable && has_control (s))
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" contains control characters", name);
-  *out = s;
-  return TRUE;
-}
-
-/* Exactly len lowercase hex digits (s may have no NUL after them). */
-static gboolean
-is_lower_hex_n (const char *s, gsize len)
-{
-  for (gsize i = 0; i < len; i++)
-    if (!g_ascii_isdigit (s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
-      return FALSE;
-  return TRUE;
-}
-
-static gboolean
-is_mac_address (const char *s)
-{
-  if (strlen (s) != 17)
-    return FALSE;
-  for (int i = 0; i < 17; i++)
-    if (i % 3 == 2 ? s[i] != ':' : !g_ascii_isxdigit (s[i]))
-      return FALSE;
-  return TRUE;
-}
-
-/* Optional object/array member. */
-static JsonNode *
-get_container (Check *c, JsonObject *o, const char *name, JsonNodeType type)
-{
-  JsonNode *n = member (c, o, name, FALSE);
-
-  if (n == NULL)
-    return NULL;
-  if (JSON_NODE_TYPE (n) != type)
-    {
-      fail (c, WF_REPORT_REJECT_FIELD, "\"%s\" is not an %s", name,
-            type == JSON_NODE_OBJECT ? "object" : "array");
-      return NULL;
-    }
-  return n;
-}
-
-/* Counters: non-negative integers. */
-static gboolean
-check_counters (Check *c, JsonObject *o, const char *const *names)
-{
-  gint64 v;
-
-  for (; *names; names++)
-    if (!get_int (c, o, *names, FALSE, 0, G_MAXINT64, NULL, &v))
-      return FALSE;
-  return TRUE;
-}
-
-/* ------------------------------------------------------------------ */
 /* The report's parts                                                  */
 
 static void
@@ -262,26 +66,26 @@ iface_clear (gpointer data)
 }
 
 static gboolean
-parse_rate (Check *c, JsonObject *o, WfReportRate *r)
+parse_rate (WfReportCheck *c, JsonObject *o, WfReportRate *r)
 {
   const char *gi, *mode;
   gint64 v;
 
-  if (!get_int (c, o, "bitrate_kbps", FALSE, 0, (gint64) (MAX_BPS / 1000), &r->has_bitrate, &v))
+  if (!wf_report_check_int (c, o, "bitrate_kbps", FALSE, 0, (gint64) (MAX_BPS / 1000), &r->has_bitrate, &v))
     return FALSE;
   r->bitrate_kbps = r->has_bitrate ? (guint32) MIN (v, G_MAXUINT32) : 0;
   /* HT indexes reach 76 (unequal modulation); VHT/HE/EHT restart at 0. */
-  if (!get_int (c, o, "mcs", FALSE, 0, 76, &r->has_mcs, &v))
+  if (!wf_report_check_int (c, o, "mcs", FALSE, 0, 76, &r->has_mcs, &v))
     return FALSE;
   r->mcs = (int) v;
-  if (!get_int (c, o, "nss", FALSE, 1, 16, &r->has_nss, &v))
+  if (!wf_report_check_int (c, o, "nss", FALSE, 1, 16, &r->has_nss, &v))
     return FALSE;
   r->nss = (int) v;
-  if (!get_int (c, o, "width_mhz", FALSE, 1, 320, &r->has_width, &v))
+  if (!wf_report_check_int (c, o, "width_mhz", FALSE, 1, 320, &r->has_width, &v))
     return FALSE;
   r->width_mhz = (int) v;
-  if (!get_string (c, o, "gi", FALSE, 1, 8, TRUE, &gi) ||
-      !get_string (c, o, "mode", FALSE, 1, 16, TRUE, &mode))
+  if (!wf_report_check_string (c, o, "gi", FALSE, 1, 8, TRUE, &gi) ||
+      !wf_report_check_string (c, o, "mode", FALSE, 1, 16, TRUE, &mode))
     return FALSE;
   r->gi = g_strdup (gi);
   r->mode = g_strdup (mode);
@@ -289,7 +93,7 @@ parse_rate (Check *c, JsonObject *o, WfReportRate *r)
 }
 
 static gboolean
-parse_station (Check *c, JsonObject *o, WfReportIface *i)
+parse_station (WfReportCheck *c, JsonObject *o, WfReportIface *i)
 {
   static const char *const counters[] = { "tx_retries", "tx_failed", "beacon_loss", NULL };
   const char *bssid, *ssid;
@@ -297,29 +101,29 @@ parse_station (Check *c, JsonObject *o, WfReportIface *i)
   gsize plen = strlen (c->path);
   gint64 v;
 
-  if (!get_string (c, o, "bssid", FALSE, 17, 17, TRUE, &bssid))
+  if (!wf_report_check_string (c, o, "bssid", FALSE, 17, 17, TRUE, &bssid))
     return FALSE;
-  if (bssid && !is_mac_address (bssid))
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"bssid\" is not a MAC address");
+  if (bssid && !wf_report_check_is_mac (bssid))
+    return wf_report_check_fail (c, WF_REPORT_REJECT_FIELD, "\"bssid\" is not a MAC address");
   /* 32 octets; escaped non-UTF-8 bytes may take up to 4 characters each. */
-  if (!get_string (c, o, "ssid", FALSE, 0, 128, FALSE, &ssid))
+  if (!wf_report_check_string (c, o, "ssid", FALSE, 0, 128, FALSE, &ssid))
     return FALSE;
   i->bssid = g_strdup (bssid);
   i->ssid = g_strdup (ssid);
-  if (!get_int (c, o, "freq_mhz", FALSE, 1, 100000, &i->has_freq, &v))
+  if (!wf_report_check_int (c, o, "freq_mhz", FALSE, 1, 100000, &i->has_freq, &v))
     return FALSE;
   i->freq_mhz = (int) v;
-  if (!get_int (c, o, "signal_dbm", FALSE, -150, 30, &i->has_signal, &v))
+  if (!wf_report_check_int (c, o, "signal_dbm", FALSE, -150, 30, &i->has_signal, &v))
     return FALSE;
   i->signal_dbm = (int) v;
-  if (!get_int (c, o, "signal_avg_dbm", FALSE, -150, 30, &i->has_signal_avg, &v))
+  if (!wf_report_check_int (c, o, "signal_avg_dbm", FALSE, -150, 30, &i->has_signal_avg, &v))
     return FALSE;
   i->signal_avg_dbm = (int) v;
-  if (!check_counters (c, o, counters))
+  if (!wf_report_check_counters (c, o, counters))
     return FALSE;
 
   g_strlcat (c->path, ".tx_rate", sizeof c->path);
-  if ((n = get_container (c, o, "tx_rate", JSON_NODE_OBJECT)))
+  if ((n = wf_report_check_container (c, o, "tx_rate", JSON_NODE_OBJECT)))
     {
       i->has_tx_rate = TRUE;
       if (!parse_rate (c, json_node_get_object (n), &i->tx_rate))
@@ -327,7 +131,7 @@ parse_station (Check *c, JsonObject *o, WfReportIface *i)
     }
   c->path[plen] = '\0';
   g_strlcat (c->path, ".rx_rate", sizeof c->path);
-  if ((n = get_container (c, o, "rx_rate", JSON_NODE_OBJECT)))
+  if ((n = wf_report_check_container (c, o, "rx_rate", JSON_NODE_OBJECT)))
     {
       i->has_rx_rate = TRUE;
       if (!parse_rate (c, json_node_get_object (n), &i->rx_rate))
@@ -338,23 +142,23 @@ parse_station (Check *c, JsonObject *o, WfReportIface *i)
 }
 
 static gboolean
-parse_scans (Check *c, JsonObject *o, WfReportIface *i)
+parse_scans (WfReportCheck *c, JsonObject *o, WfReportIface *i)
 {
   static const char *const counters[] = { "single_ssid", "wildcard", "passive", NULL };
   gint64 v;
 
-  if (!get_int (c, o, "count", FALSE, 0, G_MAXINT64, &i->has_scan_count, &v))
+  if (!wf_report_check_int (c, o, "count", FALSE, 0, G_MAXINT64, &i->has_scan_count, &v))
     return FALSE;
   i->scan_count = (guint64) v;
-  if (!get_int (c, o, "duration_ms", FALSE, 0, G_MAXINT64, &i->has_scan_duration, &v))
+  if (!wf_report_check_int (c, o, "duration_ms", FALSE, 0, G_MAXINT64, &i->has_scan_duration, &v))
     return FALSE;
   i->scan_duration_ms = (guint64) v;
-  return check_counters (c, o, counters) &&
-         get_bool (c, o, "in_progress", NULL, &i->scan_in_progress);
+  return wf_report_check_counters (c, o, counters) &&
+         wf_report_check_bool (c, o, "in_progress", NULL, &i->scan_in_progress);
 }
 
 static gboolean
-parse_iface (Check *c, JsonObject *o, WfReportIface *i)
+parse_iface (WfReportCheck *c, JsonObject *o, WfReportIface *i)
 {
   static const char *const counters[] = {
     "rx_bytes", "tx_bytes", "rx_packets", "tx_packets", "rx_errors",
@@ -367,23 +171,23 @@ parse_iface (Check *c, JsonObject *o, WfReportIface *i)
   JsonNode *n;
 
   /* Linux names are 1..15 bytes (IFNAMSIZ - 1). */
-  if (!get_string (c, o, "name", TRUE, 1, 15, TRUE, &name))
+  if (!wf_report_check_string (c, o, "name", TRUE, 1, 15, TRUE, &name))
     return FALSE;
   i->name = g_strdup (name);
-  if (!get_int (c, o, "ifindex", FALSE, 1, G_MAXINT32, NULL, &v) ||
-      !get_bool (c, o, "wifi", NULL, &i->wifi) ||
-      !get_bool (c, o, "up", &i->has_up, &i->up) ||
-      !check_counters (c, o, counters) ||
-      !get_number (c, o, "rx_bps", FALSE, 0, MAX_BPS, &i->has_rx_bps, &i->rx_bps) ||
-      !get_number (c, o, "tx_bps", FALSE, 0, MAX_BPS, &i->has_tx_bps, &i->tx_bps) ||
-      !get_number (c, o, "rx_pps", FALSE, 0, MAX_PPS, NULL, &pps) ||
-      !get_number (c, o, "tx_pps", FALSE, 0, MAX_PPS, NULL, &pps) ||
-      !get_number (c, o, "goodput_rx_bps", FALSE, 0, MAX_BPS, &i->has_goodput_rx, &i->goodput_rx_bps) ||
-      !get_number (c, o, "goodput_tx_bps", FALSE, 0, MAX_BPS, &i->has_goodput_tx, &i->goodput_tx_bps))
+  if (!wf_report_check_int (c, o, "ifindex", FALSE, 1, G_MAXINT32, NULL, &v) ||
+      !wf_report_check_bool (c, o, "wifi", NULL, &i->wifi) ||
+      !wf_report_check_bool (c, o, "up", &i->has_up, &i->up) ||
+      !wf_report_check_counters (c, o, counters) ||
+      !wf_report_check_number (c, o, "rx_bps", FALSE, 0, MAX_BPS, &i->has_rx_bps, &i->rx_bps) ||
+      !wf_report_check_number (c, o, "tx_bps", FALSE, 0, MAX_BPS, &i->has_tx_bps, &i->tx_bps) ||
+      !wf_report_check_number (c, o, "rx_pps", FALSE, 0, MAX_PPS, NULL, &pps) ||
+      !wf_report_check_number (c, o, "tx_pps", FALSE, 0, MAX_PPS, NULL, &pps) ||
+      !wf_report_check_number (c, o, "goodput_rx_bps", FALSE, 0, MAX_BPS, &i->has_goodput_rx, &i->goodput_rx_bps) ||
+      !wf_report_check_number (c, o, "goodput_tx_bps", FALSE, 0, MAX_BPS, &i->has_goodput_tx, &i->goodput_tx_bps))
     return FALSE;
 
   g_strlcat (c->path, ".station", sizeof c->path);
-  if ((n = get_container (c, o, "station", JSON_NODE_OBJECT)))
+  if ((n = wf_report_check_container (c, o, "station", JSON_NODE_OBJECT)))
     {
       i->has_station = TRUE;
       if (!parse_station (c, json_node_get_object (n), i))
@@ -391,7 +195,7 @@ parse_iface (Check *c, JsonObject *o, WfReportIface *i)
     }
   c->path[plen] = '\0';
   g_strlcat (c->path, ".scans", sizeof c->path);
-  if ((n = get_container (c, o, "scans", JSON_NODE_OBJECT)))
+  if ((n = wf_report_check_container (c, o, "scans", JSON_NODE_OBJECT)))
     {
       i->has_scans = TRUE;
       if (!parse_scans (c, json_node_get_object (n), i))
@@ -402,7 +206,7 @@ parse_iface (Check *c, JsonObject *o, WfReportIface *i)
 }
 
 static gboolean
-parse_flow (Check *c, JsonObject *o)
+parse_flow (WfReportCheck *c, JsonObject *o)
 {
   static const char *const counters[] = {
     "cwnd", "ssthresh", "rtt_us", "rttvar_us", "retrans", "total_retrans", NULL,
@@ -413,17 +217,17 @@ parse_flow (Check *c, JsonObject *o)
   const char *s;
   double v;
 
-  if (!get_string (c, o, "src", FALSE, 1, 64, TRUE, &s) ||
-      !get_string (c, o, "dst", FALSE, 1, 64, TRUE, &s) ||
-      !get_string (c, o, "iface", FALSE, 1, 15, TRUE, &s) ||
-      !get_string (c, o, "state", FALSE, 1, 32, TRUE, &s) ||
-      !get_string (c, o, "cc", FALSE, 1, 32, TRUE, &s) ||
-      !check_counters (c, o, counters))
+  if (!wf_report_check_string (c, o, "src", FALSE, 1, 64, TRUE, &s) ||
+      !wf_report_check_string (c, o, "dst", FALSE, 1, 64, TRUE, &s) ||
+      !wf_report_check_string (c, o, "iface", FALSE, 1, 15, TRUE, &s) ||
+      !wf_report_check_string (c, o, "state", FALSE, 1, 32, TRUE, &s) ||
+      !wf_report_check_string (c, o, "cc", FALSE, 1, 32, TRUE, &s) ||
+      !wf_report_check_counters (c, o, counters))
     return FALSE;
   /* The kernel's pacing rate is ~0U (unlimited) for some flows: that is
    * 1.8e19 bytes/s, so the range check is for the reported goodput only. */
   for (const char *const *r = rates; *r; r++)
-    if (!get_number (c, o, *r, FALSE, 0, g_str_has_prefix (*r, "goodput") ? MAX_BPS : 1.5e20,
+    if (!wf_report_check_number (c, o, *r, FALSE, 0, g_str_has_prefix (*r, "goodput") ? MAX_BPS : 1.5e20,
                      NULL, &v))
       return FALSE;
   return TRUE;
@@ -443,7 +247,7 @@ has_mac_suffix (const guint8 *data, gsize len)
     return FALSE;
   s = (const char *) data + len - WF_REPORT_MAC_SUFFIX_LEN;
   return memcmp (s, head, 8) == 0 &&
-         is_lower_hex_n (s + 8, 64) &&
+         wf_report_check_is_hex (s + 8, 64) &&
          s[72] == '"' && s[73] == '}';
 }
 
@@ -461,7 +265,7 @@ wf_report_view_free (WfReportView *v)
 }
 
 static gboolean
-parse_body (Check *c, JsonObject *o, WfReportView *v)
+parse_body (WfReportCheck *c, JsonObject *o, WfReportView *v)
 {
   const char *s;
   gint64 i64;
@@ -470,52 +274,52 @@ parse_body (Check *c, JsonObject *o, WfReportView *v)
   /* The version comes first: a future major may change everything else. */
   n = json_object_get_member (o, "wlanfair_report");
   if (n == NULL)
-    return fail (c, WF_REPORT_REJECT_VERSION, "not a wlanfair report (no \"wlanfair_report\")");
+    return wf_report_check_fail (c, WF_REPORT_REJECT_VERSION, "not a wlanfair report (no \"wlanfair_report\")");
   if (JSON_NODE_TYPE (n) != JSON_NODE_VALUE || json_node_get_value_type (n) != G_TYPE_INT64)
-    return fail (c, WF_REPORT_REJECT_VERSION, "\"wlanfair_report\" is not an integer");
+    return wf_report_check_fail (c, WF_REPORT_REJECT_VERSION, "\"wlanfair_report\" is not an integer");
   i64 = json_node_get_int (n);
   if (i64 != WF_REPORT_VERSION)
-    return fail (c, WF_REPORT_REJECT_VERSION, "version %" G_GINT64_FORMAT
+    return wf_report_check_fail (c, WF_REPORT_REJECT_VERSION, "version %" G_GINT64_FORMAT
                  " is not supported (this receiver speaks %d)", i64, WF_REPORT_VERSION);
   v->version = (int) i64;
 
   if (json_object_has_member (o, "mac"))
-    return fail (c, WF_REPORT_REJECT_BAD_MAC, "\"mac\" is not the last member of the datagram");
+    return wf_report_check_fail (c, WF_REPORT_REJECT_BAD_MAC, "\"mac\" is not the last member of the datagram");
 
-  if (!get_string (c, o, "host", TRUE, 32, 32, TRUE, &s))
+  if (!wf_report_check_string (c, o, "host", TRUE, 32, 32, TRUE, &s))
     return FALSE;
-  if (!is_lower_hex_n (s, 32))
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"host\" is not 32 lowercase hex digits");
+  if (!wf_report_check_is_hex (s, 32))
+    return wf_report_check_fail (c, WF_REPORT_REJECT_FIELD, "\"host\" is not 32 lowercase hex digits");
   memcpy (v->host, s, 33);
-  if (!get_string (c, o, "hostname", FALSE, 1, 253, TRUE, &s))
+  if (!wf_report_check_string (c, o, "hostname", FALSE, 1, 253, TRUE, &s))
     return FALSE;
   v->hostname = g_strdup (s);
-  if (!get_int (c, o, "seq", TRUE, 1, G_MAXINT64, NULL, &i64))
+  if (!wf_report_check_int (c, o, "seq", TRUE, 1, G_MAXINT64, NULL, &i64))
     return FALSE;
   v->seq = (guint64) i64;
   /* After 2001-09-09 (1e15 µs): a clock that never got set is no clock. */
-  if (!get_int (c, o, "time_us", TRUE, G_GINT64_CONSTANT (1000000000000000),
+  if (!wf_report_check_int (c, o, "time_us", TRUE, G_GINT64_CONSTANT (1000000000000000),
                 G_GINT64_CONSTANT (100000000000000000), NULL, &v->time_us))
     return FALSE;
-  if (!get_string (c, o, "boot", TRUE, 16, 16, TRUE, &s))
+  if (!wf_report_check_string (c, o, "boot", TRUE, 16, 16, TRUE, &s))
     return FALSE;
-  if (!is_lower_hex_n (s, 16))
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"boot\" is not 16 lowercase hex digits");
+  if (!wf_report_check_is_hex (s, 16))
+    return wf_report_check_fail (c, WF_REPORT_REJECT_FIELD, "\"boot\" is not 16 lowercase hex digits");
   memcpy (v->boot, s, 17);
-  if (!get_number (c, o, "interval_s", TRUE, 0.1, 60, NULL, &v->interval_s))
+  if (!wf_report_check_number (c, o, "interval_s", TRUE, 0.1, 60, NULL, &v->interval_s))
     return FALSE;
 
-  n = member (c, o, "interfaces", TRUE);
+  n = wf_report_check_member (c, o, "interfaces", TRUE);
   if (n == NULL)
     return FALSE;
   if (JSON_NODE_TYPE (n) != JSON_NODE_ARRAY)
-    return fail (c, WF_REPORT_REJECT_FIELD, "\"interfaces\" is not an array");
+    return wf_report_check_fail (c, WF_REPORT_REJECT_FIELD, "\"interfaces\" is not an array");
   {
     JsonArray *a = json_node_get_array (n);
     guint len = json_array_get_length (a);
 
     if (len > MAX_IFACES)
-      return fail (c, WF_REPORT_REJECT_RANGE, "%u interfaces, at most %d", len, MAX_IFACES);
+      return wf_report_check_fail (c, WF_REPORT_REJECT_RANGE, "%u interfaces, at most %d", len, MAX_IFACES);
     for (guint k = 0; k < len; k++)
       {
         JsonNode *e = json_array_get_element (a, k);
@@ -523,7 +327,7 @@ parse_body (Check *c, JsonObject *o, WfReportView *v)
 
         g_snprintf (c->path, sizeof c->path, "interfaces[%u]", k);
         if (JSON_NODE_TYPE (e) != JSON_NODE_OBJECT)
-          return fail (c, WF_REPORT_REJECT_FIELD, "not an object");
+          return wf_report_check_fail (c, WF_REPORT_REJECT_FIELD, "not an object");
         if (!parse_iface (c, json_node_get_object (e), &i))
           {
             iface_clear (&i);
@@ -534,33 +338,33 @@ parse_body (Check *c, JsonObject *o, WfReportView *v)
     c->path[0] = '\0';
   }
 
-  if (!get_int (c, o, "flows_total", FALSE, 0, G_MAXINT64, &v->has_flows_total, &i64))
+  if (!wf_report_check_int (c, o, "flows_total", FALSE, 0, G_MAXINT64, &v->has_flows_total, &i64))
     return FALSE;
   v->flows_total = (guint64) i64;
-  if (!get_int (c, o, "flows_dropped", FALSE, 0, G_MAXINT64, NULL, &i64))
+  if (!wf_report_check_int (c, o, "flows_dropped", FALSE, 0, G_MAXINT64, NULL, &i64))
     return FALSE;
   v->flows_dropped = json_object_has_member (o, "flows_dropped") ? (guint64) i64 : 0;
-  if ((n = get_container (c, o, "flows", JSON_NODE_ARRAY)))
+  if ((n = wf_report_check_container (c, o, "flows", JSON_NODE_ARRAY)))
     {
       JsonArray *a = json_node_get_array (n);
       guint len = json_array_get_length (a);
 
       if (len > MAX_FLOWS)
-        return fail (c, WF_REPORT_REJECT_RANGE, "%u flows, at most %d", len, MAX_FLOWS);
+        return wf_report_check_fail (c, WF_REPORT_REJECT_RANGE, "%u flows, at most %d", len, MAX_FLOWS);
       for (guint k = 0; k < len; k++)
         {
           JsonNode *e = json_array_get_element (a, k);
 
           g_snprintf (c->path, sizeof c->path, "flows[%u]", k);
           if (JSON_NODE_TYPE (e) != JSON_NODE_OBJECT)
-            return fail (c, WF_REPORT_REJECT_FIELD, "not an object");
+            return wf_report_check_fail (c, WF_REPORT_REJECT_FIELD, "not an object");
           if (!parse_flow (c, json_node_get_object (e)))
             return FALSE;
         }
       c->path[0] = '\0';
       v->n_flows = len;
     }
-  get_container (c, o, "ackloss", JSON_NODE_OBJECT);
+  wf_report_check_container (c, o, "ackloss", JSON_NODE_OBJECT);
   return c->reason == WF_REPORT_OK;
 }
 
@@ -576,18 +380,18 @@ wf_report_parse (const guint8   *data,
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) json_error = NULL;
   g_autofree char *text = NULL;
-  Check c = { WF_REPORT_OK, NULL, "" };
+  WfReportCheck c = { WF_REPORT_OK, NULL, "" };
   gboolean signed_ = FALSE;
   gsize text_len;
 
   if (len == 0)
-    fail (&c, WF_REPORT_REJECT_EMPTY, "empty datagram");
+    wf_report_check_fail (&c, WF_REPORT_REJECT_EMPTY, "empty datagram");
   else if (len > WF_REPORT_MAX_SIZE)
-    fail (&c, WF_REPORT_REJECT_OVERSIZED, "%" G_GSIZE_FORMAT " bytes, at most %d",
+    wf_report_check_fail (&c, WF_REPORT_REJECT_OVERSIZED, "%" G_GSIZE_FORMAT " bytes, at most %d",
           len, WF_REPORT_MAX_SIZE);
   /* Also rejects NUL bytes, which would cut the text short. */
   else if (!g_utf8_validate ((const char *) data, len, NULL))
-    fail (&c, WF_REPORT_REJECT_UTF8, "not valid UTF-8");
+    wf_report_check_fail (&c, WF_REPORT_REJECT_UTF8, "not valid UTF-8");
   if (c.reason != WF_REPORT_OK)
     goto out;
 
@@ -604,7 +408,7 @@ wf_report_parse (const guint8   *data,
    * reaches the JSON parser. */
   if (key && !signed_)
     {
-      fail (&c, WF_REPORT_REJECT_UNSIGNED, "no mac at the end of the datagram");
+      wf_report_check_fail (&c, WF_REPORT_REJECT_UNSIGNED, "no mac at the end of the datagram");
       goto out;
     }
   if (key)
@@ -618,7 +422,7 @@ wf_report_parse (const guint8   *data,
         diff |= (guint8) (mac[i] ^ got[i]);
       if (diff != 0)
         {
-          fail (&c, WF_REPORT_REJECT_BAD_MAC, "mac does not verify");
+          wf_report_check_fail (&c, WF_REPORT_REJECT_BAD_MAC, "mac does not verify");
           goto out;
         }
     }
@@ -629,20 +433,20 @@ wf_report_parse (const guint8   *data,
 
     if (r != WF_REPORT_OK)
       {
-        fail (&c, r, "%s", why);
+        wf_report_check_fail (&c, r, "%s", why);
         goto out;
       }
   }
   parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, text, (gssize) text_len, &json_error))
     {
-      fail (&c, WF_REPORT_REJECT_JSON, "%s", json_error->message);
+      wf_report_check_fail (&c, WF_REPORT_REJECT_JSON, "%s", json_error->message);
       goto out;
     }
   root = json_parser_steal_root (parser);
   if (root == NULL || JSON_NODE_TYPE (root) != JSON_NODE_OBJECT)
     {
-      fail (&c, WF_REPORT_REJECT_NOT_OBJECT, "not a JSON object");
+      wf_report_check_fail (&c, WF_REPORT_REJECT_NOT_OBJECT, "not a JSON object");
       goto out;
     }
   switch (wf_report_tree_check (root))
@@ -650,10 +454,10 @@ wf_report_parse (const guint8   *data,
     case WF_REPORT_OK:
       break;
     case WF_REPORT_REJECT_UTF8:
-      fail (&c, WF_REPORT_REJECT_UTF8, "a \\u escape decodes to invalid UTF-8");
+      wf_report_check_fail (&c, WF_REPORT_REJECT_UTF8, "a \\u escape decodes to invalid UTF-8");
       goto out;
     default:
-      fail (&c, WF_REPORT_REJECT_RANGE, "a number is beyond the double range");
+      wf_report_check_fail (&c, WF_REPORT_REJECT_RANGE, "a number is beyond the double range");
       goto out;
     }
 
