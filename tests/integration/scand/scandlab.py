@@ -312,11 +312,16 @@ class Lab:
         return time.monotonic()
 
     def stop_traffic(self):
+        """Stops the generator; returns the CLOCK_MONOTONIC time taken just
+        before the kill: it sent until then, so the daemon cannot have
+        seen the link idle any earlier (taken after the kill and wait, it
+        would move later whenever this process is slow to run)."""
+        t = time.monotonic()
         if self.blaster and self.blaster.poll() is None:
             self.blaster.kill()
             self.blaster.wait()
         self.blaster = None
-        return time.monotonic()
+        return t
 
     def holder(self, reason):
         """A separate bus client that takes a hold and keeps it until killed."""
