@@ -218,8 +218,7 @@ class ScandTest(Base):
         self.wait_bgscan(net, "")
         # wpa_supplicant drops off the bus (its networks die with it) and
         # comes back; NetworkManager adds the interface and network again.
-        lab.wpas.Restart(500)
-        time.sleep(1.0)
+        lab.restart_wpas(500)
         iface, net = lab.connect(bgscan=ORIG)
         self.wait_bgscan(net, "", what="re-applied after the restart")
         dev = self.wait_dev("saved value of the new network", lambda d: str(d.get("SavedBgscan")) == ORIG)
