@@ -4,9 +4,11 @@ sysctls, network namespaces. Needs root; exits 77 (skip) without it or
 without kernel support. Run one case per process:
     test_tcpd.py TcpdTest.test_register_unregister
 """
+import errno
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import shutil
@@ -27,6 +29,35 @@ SKIP = 77
 def sysctl(name):
     with open("/proc/sys/net/ipv4/" + name) as f:
         return f.read().strip()
+
+
+# Registered CCs, the CC sysctls and the root cgroup's sock_ops are the
+# whole machine's: meson runs these cases one at a time (is_parallel:
+# false), but not apart from another test run on the same machine (another
+# build directory or worktree), which then saw our CCs and skipped, or had
+# its sysctls changed under it. Every case holds this lock: an abstract
+# socket name (initial network namespace), so nothing is left behind and a
+# killed holder releases it.
+LOCK = b"\0wlanfair-tests-tcpd"
+LOCK_WAIT_S = 100  # longer than any case holds it (70 s at most; meson allows 180)
+
+
+def system_lock(timeout):
+    """The bound lock socket, or None if another process held LOCK for
+    TIMEOUT seconds."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            s.bind(LOCK)
+            return s
+        except OSError as e:
+            if e.errno != errno.EADDRINUSE or time.monotonic() > deadline:
+                s.close()
+                if e.errno != errno.EADDRINUSE:
+                    raise
+                return None
+        time.sleep(0.2)
 
 
 def Net():
@@ -70,6 +101,10 @@ s.close(); print(n, flush=True)
 
 class TcpdTest(unittest.TestCase):
     def setUp(self):
+        lock = system_lock(LOCK_WAIT_S)
+        if lock is None:
+            self.skipTest("another test run held the tcpd tests' lock for %d s" % LOCK_WAIT_S)
+        self.addCleanup(lock.close)  # after tearDown and its sysctl check
         if any(cc in sysctl("tcp_available_congestion_control").split() for cc in OURS):
             self.skipTest("ackloss CCs are registered already (a running wlanfair-tcpd?)")
         self.tmp = tempfile.mkdtemp(prefix="wfit-")
