@@ -124,6 +124,28 @@ class ReportdTest(unittest.TestCase):
             time.sleep(0.1)
         self.fail("%s: not within %d s; last report %s" % (what, timeout, json.dumps(last)[:2000]))
 
+    def wait_listening(self, ns, addr, port, timeout=10):
+        """Until a TCP socket listens on ADDR:PORT in namespace NS (a server
+        just started may take a while on a loaded machine: no fixed sleep)."""
+        want = "%s:%d" % (addr, port)
+        deadline = time.monotonic() + timeout
+        while True:
+            out = run("ip", "netns", "exec", ns, "ss", "-Hltn").stdout
+            if any(len(l.split()) > 3 and l.split()[3] == want for l in out.splitlines()):
+                return
+            self.assertLess(time.monotonic(), deadline, "nothing listens on %s in %s" % (want, ns))
+            time.sleep(0.05)
+
+    def wait_established(self, ns, dst, timeout=10):
+        """Until namespace NS has an established TCP connection to DST."""
+        deadline = time.monotonic() + timeout
+        while True:
+            out = run("ip", "netns", "exec", ns, "ss", "-Htn", "state", "established").stdout
+            if any(len(l.split()) > 3 and l.split()[3] == dst for l in out.splitlines()):
+                return
+            self.assertLess(time.monotonic(), deadline, "no connection to %s in %s" % (dst, ns))
+            time.sleep(0.05)
+
     def stop(self, p):
         p.send_signal(signal.SIGTERM)
         p.wait(timeout=10)
@@ -163,7 +185,7 @@ class ReportdTest(unittest.TestCase):
                                 "-B", net.saddr, "-p", "5201"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.procs.append(srv)
-        time.sleep(0.5)
+        self.wait_listening(net.server, net.saddr, 5201)
         cli = subprocess.Popen(["ip", "netns", "exec", net.client, "iperf3", "-c", net.saddr,
                                 "-p", "5201", "-t", "14", "-J"],
                                stdout=subprocess.PIPE, text=True)
@@ -245,7 +267,8 @@ class ReportdTest(unittest.TestCase):
                                         "-B", saddr, "-p", str(port)],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 self.procs.append(srv)
-            time.sleep(0.5)
+            for n, (dev, saddr, mbit, port) in rates.items():
+                self.wait_listening(net.server, saddr, port)
             for n, (dev, saddr, mbit, port) in rates.items():
                 c = subprocess.Popen(["ip", "netns", "exec", n, "iperf3", "-c", saddr, "-p",
                                       str(port), "-t", "14", "-J"], stdout=subprocess.PIPE, text=True)
@@ -355,10 +378,14 @@ class ReportdTest(unittest.TestCase):
                          ns=net.client)
         prom = os.path.join(self.prom, "wlanfair.prom")
         self.wait_for(lambda r: r["sending"].get("errors", 0) >= 10, "10 failed sends")
+        # Still rewritten while the sends fail (every 0.2 s; a wait, not a
+        # sleep of three intervals).
         stamp1 = os.stat(prom).st_mtime_ns
-        time.sleep(0.6)
+        deadline = time.monotonic() + 10
+        while os.stat(prom).st_mtime_ns == stamp1:
+            self.assertLess(time.monotonic(), deadline, "textfile not rewritten")
+            time.sleep(0.05)
         rep = self.report()
-        self.assertGreater(os.stat(prom).st_mtime_ns, stamp1, "textfile not rewritten")
         self.assertIn("tx_bps", self.iface(rep, net.cdev))
         self.assertIn("unreachable", rep["sending"]["last_error"])
         # Rate-limited: one line for all those failures.
@@ -440,12 +467,12 @@ class ReportdTest(unittest.TestCase):
                                  "import socket;l=socket.create_server(('%s',5999));c,_=l.accept();"
                                  "import time;time.sleep(30)" % net.saddr])
         self.procs.append(sink)
-        time.sleep(0.5)
+        self.wait_listening(net.server, net.saddr, 5999)
         conn = subprocess.Popen(["ip", "netns", "exec", net.client, sys.executable, "-c",
                                  "import socket,time;s=socket.create_connection(('%s',5999));"
                                  "s.send(b'x'*100000);time.sleep(30)" % net.saddr])
         self.procs.append(conn)
-        time.sleep(0.5)
+        self.wait_established(net.client, "%s:5999" % net.saddr)
         r = run("ip", "netns", "exec", net.client, "setpriv", "--reuid=65534", "--regid=65534",
                 "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
                 REPORTD, "--config", self.conf, "--once", "--no-send", "--interval", "0.3",
@@ -485,11 +512,18 @@ class ReportdTest(unittest.TestCase):
         os.write(master, b"q")
         self.assertEqual(p.wait(timeout=5), 0)
         self.assertEqual(termios.tcgetattr(slave), before, "terminal modes not restored")
-        # SIGTERM restores it too.
+        # SIGTERM restores it too. Raw mode is set before the alternate
+        # screen is entered: wait for that, not a fixed second.
         p = subprocess.Popen([CTL, "top", "--direct", "-i", "lo", "--interval", "0.2"],
                              stdin=slave, stdout=slave, stderr=slave, close_fds=True)
         self.procs.append(p)
-        time.sleep(1)
+        out = b""
+        deadline = time.monotonic() + 10
+        while b"\x1b[?1049h" not in out and time.monotonic() < deadline:
+            r, _, _ = select.select([master], [], [], 0.2)
+            if r:
+                out += os.read(master, 65536)
+        self.assertIn(b"\x1b[?1049h", out)
         self.assertNotEqual(termios.tcgetattr(slave)[3], before[3], "not in raw mode")
         p.send_signal(signal.SIGTERM)
         self.assertEqual(p.wait(timeout=5), 0)

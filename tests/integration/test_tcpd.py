@@ -4,9 +4,11 @@ sysctls, network namespaces. Needs root; exits 77 (skip) without it or
 without kernel support. Run one case per process:
     test_tcpd.py TcpdTest.test_register_unregister
 """
+import errno
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import shutil
@@ -27,6 +29,35 @@ SKIP = 77
 def sysctl(name):
     with open("/proc/sys/net/ipv4/" + name) as f:
         return f.read().strip()
+
+
+# Registered CCs, the CC sysctls and the root cgroup's sock_ops are the
+# whole machine's: meson runs these cases one at a time (is_parallel:
+# false), but not apart from another test run on the same machine (another
+# build directory or worktree), which then saw our CCs and skipped, or had
+# its sysctls changed under it. Every case holds this lock: an abstract
+# socket name (initial network namespace), so nothing is left behind and a
+# killed holder releases it.
+LOCK = b"\0wlanfair-tests-tcpd"
+LOCK_WAIT_S = 100  # longer than any case holds it (70 s at most; meson allows 180)
+
+
+def system_lock(timeout):
+    """The bound lock socket, or None if another process held LOCK for
+    TIMEOUT seconds."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            s.bind(LOCK)
+            return s
+        except OSError as e:
+            if e.errno != errno.EADDRINUSE or time.monotonic() > deadline:
+                s.close()
+                if e.errno != errno.EADDRINUSE:
+                    raise
+                return None
+        time.sleep(0.2)
 
 
 def Net():
@@ -53,18 +84,27 @@ import socket, sys
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
 print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).split(b"\\0")[0].decode())
 """
+# Sends for ARGV[3] seconds at most; SIGTERM ends it earlier. Prints the
+# bytes sent.
 SEND = """
-import socket, sys, time
+import signal, socket, sys, time
+stop = []
+signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+print("connected", flush=True)
 end = time.monotonic() + float(sys.argv[3]); buf = b"x" * 65536; n = 0
-while time.monotonic() < end:
+while time.monotonic() < end and not stop:
     n += s.send(buf)
-s.close(); print(n)
+s.close(); print(n, flush=True)
 """
 
 
 class TcpdTest(unittest.TestCase):
     def setUp(self):
+        lock = system_lock(LOCK_WAIT_S)
+        if lock is None:
+            self.skipTest("another test run held the tcpd tests' lock for %d s" % LOCK_WAIT_S)
+        self.addCleanup(lock.close)  # after tearDown and its sysctl check
         if any(cc in sysctl("tcp_available_congestion_control").split() for cc in OURS):
             self.skipTest("ackloss CCs are registered already (a running wlanfair-tcpd?)")
         self.tmp = tempfile.mkdtemp(prefix="wfit-")
@@ -133,6 +173,20 @@ class TcpdTest(unittest.TestCase):
     def status(self):
         with open(os.path.join(self.state, "tcp-status.json")) as f:
             return json.load(f)
+
+    def fresh_status(self, timeout=20):
+        """The status as written after this call: the daemon rewrites the
+        file once a second (a new file renamed over the old one, so a new
+        inode each time). Two rewrites, so that the second one read its
+        counters after this call; a wait, not a sleep of 'about a write'."""
+        path = os.path.join(self.state, "tcp-status.json")
+        deadline = time.monotonic() + timeout
+        for _ in range(2):
+            ino = os.stat(path).st_ino
+            while os.stat(path).st_ino == ino:
+                self.assertLess(time.monotonic(), deadline, "tcp-status.json not rewritten")
+                time.sleep(0.05)
+        return self.status()
 
     def available(self):
         return sysctl("tcp_available_congestion_control").split()
@@ -421,10 +475,12 @@ class TcpdTest(unittest.TestCase):
         for cc in OURS:
             self.assertNotIn(cc, self.available())
 
-    def bulk(self, seconds, ack_drop_percent, *tcpd_args, quickack=True, bottleneck=True):
+    def bulk(self, seconds, ack_drop_percent, *tcpd_args, quickack=True, bottleneck=True,
+             until=None):
         """Send through a 20 Mbit/s bottleneck (or the bare veth, offloads on);
-        optionally drop a share of the returning ACKs. Returns the
-        ackloss_cubic counters."""
+        optionally drop a share of the returning ACKs. Sends for SECONDS, or
+        with UNTIL only until UNTIL(counters) holds (SECONDS is then the
+        deadline). Returns the bytes sent and the ackloss_cubic counters."""
         net = self.netns()
         # MSS-sized frames on the wire, as on a radio: without this, 64 KiB
         # GSO bursts make every ACK span a different size.
@@ -445,11 +501,22 @@ class TcpdTest(unittest.TestCase):
             net.ns(net.client, "nft", "-f", "-", input=rules)
         p = self.tcpd("--scope", "wifi", "--interface", net.cdev, *tcpd_args, ns=net.client)
         self.sink(net.server, net.saddr, 5003)
-        sent = int(net.ns(net.client, sys.executable, "-c", SEND, net.saddr, "5003",
-                          str(seconds)).stdout)
-        time.sleep(1.5)  # one more status write
-        counters = self.status()["registered"]["ackloss_cubic"]
-        print("sent %d bytes in %g s; counters %s" % (sent, seconds, counters), flush=True)
+        sender = subprocess.Popen(["ip", "netns", "exec", net.client, sys.executable, "-c", SEND,
+                                   net.saddr, "5003", str(seconds)],
+                                  stdout=subprocess.PIPE, text=True)
+        self.procs.append(sender)
+        self.assertEqual(sender.stdout.readline().strip(), "connected")
+        t0 = time.monotonic()
+        while until and sender.poll() is None:
+            if until(self.status()["registered"]["ackloss_cubic"]):
+                sender.terminate()
+                break
+            time.sleep(0.2)
+        out, _ = sender.communicate(timeout=seconds + 30)
+        self.assertEqual(sender.returncode, 0)
+        sent, elapsed = int(out), time.monotonic() - t0
+        counters = self.fresh_status()["registered"]["ackloss_cubic"]
+        print("sent %d bytes in %.1f s; counters %s" % (sent, elapsed, counters), flush=True)
         self.stop(p)
         return sent, counters
 
@@ -462,24 +529,51 @@ class TcpdTest(unittest.TestCase):
 
     def test_clean_path_no_halving(self):
         # Stretch ACKs (receiver backlog coalescing) happen on clean paths
-        # too; the published rule halves on them several times in 20 s
-        # (measured 3 to 8 here). With the guards, 0 in most runs and 1 in
-        # about one run of three: allow that one, catch anything more.
-        sent, c = self.bulk(20, 0)
-        self.assertGreater(c["acks"], 1000)
-        self.assertLessEqual(c["halvings"], 1, c)
+        # too, here 0.04-0.4 % of the ACKs, more or fewer with the load of
+        # the machine. The published rule (--confirm 0 --confirm-rate 0)
+        # halves on nearly every detection they cause: 6 to 47 halvings in
+        # 20 s, 0 or 1 turned down. The guards turn most of them down:
+        # 0-5 halvings against 1-24 turned down in 16 runs on a loaded
+        # machine here, the highest share 3 of 11. A bound on the count
+        # alone ("at most 1") failed 4 of those 16 by luck; the check is
+        # relative to the same run's detections: at most 2 halvings plus
+        # one per two turned down.
+        # A receiver short of CPU can make so many that 0.5 % of the ACKs
+        # count as lost (0.6 %: 26 halvings, 17 turned down): the confirm
+        # rate is reached and halving is what the design does on a path
+        # that loses that many ACKs. Such a run proves nothing: up to three
+        # runs, and a skip if none stayed under the rate.
+        for attempt in range(3):
+            sent, c = self.bulk(20, 0)
+            self.assertGreater(c["acks"], 1000)
+            if c["ack_losses"] < 0.005 * c["acks"]:
+                break
+            print("run %d inconclusive: %.2f %% of the ACKs counted as lost (receiver short "
+                  "of CPU?)" % (attempt + 1, 100.0 * c["ack_losses"] / c["acks"]), flush=True)
+        else:
+            self.skipTest("the path was not clean in 3 runs (lost-ACK share above the confirm rate)")
+        turned_down = sum(v for k, v in c.items() if k.startswith("suppressed_"))
+        self.assertLessEqual(c["halvings"], 2 + turned_down / 2, c)
 
     def test_no_queue_no_halving(self):
         # A fast clean path with GSO/GRO: stretch ACKs look like lost ACKs
         # (many per second), but without a queue nothing is congested. The
         # queueing-delay gate turns those detections down; with the gate
         # off, the same path halves over and over.
-        _, off = self.bulk(5, 0, "--min-queue-delay", "0", quickack=False, bottleneck=False)
-        _, on = self.bulk(5, 0, quickack=False, bottleneck=False)
+        # How many detections a run gets depends on the CPU: 1 700
+        # halvings in 5 s on an idle machine, 17 in a loaded one. So each
+        # run sends until it has what it needs (30 s at most, seconds in
+        # practice), and the gate is judged within its own run: a loaded
+        # CPU also delays ACKs (srtt above min_rtt) and lets a few
+        # detections through the gate (18 against 3 644 turned down).
+        _, off = self.bulk(30, 0, "--min-queue-delay", "0", quickack=False, bottleneck=False,
+                           until=lambda c: c["halvings"] > 20)
+        _, on = self.bulk(30, 0, quickack=False, bottleneck=False,
+                          until=lambda c: c["suppressed_no_queue"] > 200)
         self.assertGreater(off["halvings"], 20, off)
         self.assertEqual(off["suppressed_no_queue"], 0, off)
-        self.assertGreater(on["suppressed_no_queue"], 20, on)
-        self.assertLess(on["halvings"] * 10, off["halvings"], (on, off))
+        self.assertGreater(on["suppressed_no_queue"], 200, on)
+        self.assertLess(on["halvings"] * 10, on["suppressed_no_queue"], on)
 
     def test_confirm_zero_is_published_rule(self):
         # confirm=0 is the published decision rule: no detection is ever
@@ -535,11 +629,14 @@ class TcpdTest(unittest.TestCase):
                     runaway.append(c)
             samples += 1
             last = now
-        time.sleep(1.5)  # one more status write
-        counters = self.status()["registered"]["ackloss_reno"]
+        counters = self.fresh_status()["registered"]["ackloss_reno"]
         print("%d samples; counters %s" % (samples, counters), flush=True)
         self.stop(p)
-        self.assertGreater(samples, 50)
+        # The sampler must have run throughout: 151 samples here (0.13 s
+        # each, the ASan wlanfairctl included), but a loaded machine is
+        # slower; at least one a second on average, not 50 in 20 s. None
+        # at all is a sampler that failed every time.
+        self.assertGreaterEqual(samples, 20)
         flows = result["run"]["flows"]
         self.assertEqual(len(flows), 10)
         self.assertTrue(all(f["mean_bps"] > 0 for f in flows), flows)

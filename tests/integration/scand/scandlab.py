@@ -206,6 +206,22 @@ class Lab:
         self.wpas_proc.terminate()
         self.wpas_proc.wait(10)
 
+    def restart_wpas(self, gap_ms):
+        """wpa_supplicant drops off the bus with every object and takes its
+        name back GAP_MS later; returns once it has (a wait for that
+        condition, not a sleep: under load the mock may take longer)."""
+        # Bound to the mock's unique name, which outlives the restart.
+        root = self.conn.get_object(WPAS, WPAS_ROOT)
+
+        def interfaces():
+            return root.Get(WPAS, "Interfaces", dbus_interface=dbus.PROPERTIES_IFACE)
+
+        if not interfaces():
+            raise AssertionError("restart_wpas: no interface to tell the restart by")
+        self.wpas.Restart(gap_ms)
+        self.wait_for("the wpa_supplicant mock to drop its objects", lambda: not interfaces())
+        self.wait_for("the wpa_supplicant mock back on the bus", lambda: self.conn.name_has_owner(WPAS))
+
     def connect(self, bgscan="simple:17:-61:999", ssid="wfc-test", iface=None):
         """The station connected: an interface (if none given), a network
         with BGSCAN as NetworkManager would add it, current and completed."""
@@ -312,11 +328,16 @@ class Lab:
         return time.monotonic()
 
     def stop_traffic(self):
+        """Stops the generator; returns the CLOCK_MONOTONIC time taken just
+        before the kill: it sent until then, so the daemon cannot have
+        seen the link idle any earlier (taken after the kill and wait, it
+        would move later whenever this process is slow to run)."""
+        t = time.monotonic()
         if self.blaster and self.blaster.poll() is None:
             self.blaster.kill()
             self.blaster.wait()
         self.blaster = None
-        return time.monotonic()
+        return t
 
     def holder(self, reason):
         """A separate bus client that takes a hold and keeps it until killed."""

@@ -30,7 +30,9 @@ Test control, interface org.wlanfair.Test.Wpas on /fi/w1/wpa_supplicant1:
   SetState(o iface, s state)                     "completed", "disconnected", ...
   SetSignal(o iface, i dbm)                      SignalPoll rssi and BSS Signal
   SetSignalPollFails(o iface, b fails)
-  StartScan(o iface, u duration_ms)              Scanning true, then false + ScanDone
+  StartScan(o iface, u duration_ms)              Scanning true, then false + ScanDone;
+                                                 during a scan: it ends duration_ms
+                                                 from now (no new Scanning signal)
   Restart(u gap_ms)                              drop the name and every object,
                                                  take the name back after gap_ms
   Writes() -> a(ssssd)                           every Network.Properties write:
