@@ -162,8 +162,17 @@ else fail suppressed-again-without-floor "bgscan '$(bgscan_get)'"; fi
 say "D. policy=strict aborts a scan triggered during traffic"
 run 20 wlanfairctl scan set lab policy strict
 sleep 2
-t_trig=$(date +%s.%N)
-run 20 iw dev wlan1 scan trigger
+# A scan already running (a bgscan the roam floor let through, 8 s long
+# under a loaded emulation) makes the trigger fail with EBUSY, and then
+# there is nothing to abort: retry until the trigger itself starts one.
+t_trig=""
+for _ in $(seq 40); do
+    t=$(date +%s.%N)
+    if run 20 iw dev wlan1 scan trigger; then t_trig=$t; break; fi
+    sleep 0.5
+done
+[ -n "$t_trig" ] || t_trig=$t
+fact strict_trigger_time "$t_trig"
 sleep 8
 aborted=$(awk -v t="$t_trig" -F: '$1 >= t && /wlan1 .*scan aborted/' "$OUT/iw-events.txt" | head -1)
 check strict-aborts-triggered-scan "iw events since the trigger: $(awk -v t="$t_trig" -F: '$1 >= t' "$OUT/iw-events.txt" | tr '\n' ' ')" test -n "$aborted"
