@@ -29,7 +29,7 @@
 #define DEFAULT_CONFIG SYSCONFDIR "/wlanfair/tcp.conf"
 
 typedef struct {
-  WfTcpdConfig            config;
+  WfTcpdConfig      config;
   WfTcpFeatures     features;
   WfTcpBpf         *bpf;
   WfTcpWifi        *wifi;
