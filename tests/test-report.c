@@ -701,6 +701,10 @@ test_parse_version (void)
   none = g_strdup_printf ("{\"x\":1%s", strchr (ok, ','));
   g_assert_cmpint (reason_of_text (none, NULL), ==, WF_REPORT_REJECT_VERSION);
   g_assert_cmpint (reason_of_text ("{\"wlanfair_report\":0}", NULL), ==, WF_REPORT_REJECT_VERSION);
+  /* Empty objects are JSON: what they lack is the version. */
+  g_assert_cmpint (reason_of_text ("{}", NULL), ==, WF_REPORT_REJECT_VERSION);
+  g_assert_cmpint (reason_of_text (" { } \n", NULL), ==, WF_REPORT_REJECT_VERSION);
+  g_assert_cmpint (reason_of_text ("{} {}", NULL), ==, WF_REPORT_REJECT_JSON);
 }
 
 static void

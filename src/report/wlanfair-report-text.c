@@ -185,8 +185,8 @@ wf_report_prescan (const char *text, gsize len, const char **why)
   if (p.i == len || text[p.i] != '{')
     {
       *why = "not a JSON object";
-      return p.i < len && text[p.i] && strchr ("[\"-0123456789tfn", text[p.i]) ? WF_REPORT_REJECT_NOT_OBJECT
-                                                                  : WF_REPORT_REJECT_JSON;
+      return p.i < len && text[p.i] && strchr ("[\"-0123456789tfn", text[p.i])
+             ? WF_REPORT_REJECT_NOT_OBJECT : WF_REPORT_REJECT_JSON;
     }
 
   for (;;)
@@ -235,12 +235,9 @@ wf_report_prescan (const char *text, gsize len, const char **why)
           open[depth++] = ch;
           p.i++;
           scan_ws (&p);
+          /* An empty container: its closing bracket is AFTER's to take. */
           if (p.i < len && text[p.i] == (ch == '{' ? '}' : ']'))
-            {
-              p.i++;
-              depth--;
-              state = AFTER;
-            }
+            state = AFTER;
           else
             state = ch == '{' ? MEMBER : VALUE;
         }
