@@ -12,8 +12,8 @@
 
 #include "wlanfair-error.h"
 
-gboolean
-wf_tcp_bpffs_is_bpffs (const char *path)
+static gboolean
+is_bpffs (const char *path)
 {
   struct statfs st;
 
@@ -26,7 +26,7 @@ wf_tcp_bpffs_prepare (const char *pin_dir, gboolean *mounted, GError **error)
   g_autofree char *parent = g_path_get_dirname (pin_dir);
 
   *mounted = FALSE;
-  if (wf_tcp_bpffs_is_bpffs (pin_dir) || wf_tcp_bpffs_is_bpffs (parent))
+  if (is_bpffs (pin_dir) || is_bpffs (parent))
     return TRUE;
   if (!g_str_equal (parent, WF_TCP_BPFFS_ROOT))
     {

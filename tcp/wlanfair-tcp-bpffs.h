@@ -8,6 +8,7 @@ G_BEGIN_DECLS
 
 /* Where systemd (and bpftool, ip, tc) expect the BPF filesystem. */
 #define WF_TCP_BPFFS_ROOT "/sys/fs/bpf"
+#define WF_TCP_PIN_DIR_DEFAULT WF_TCP_BPFFS_ROOT "/wlanfair"
 
 /* Makes sure pin_dir can be on a BPF filesystem: it, or the directory it
  * would be made in, already is one; or, where that directory is
@@ -20,8 +21,5 @@ G_BEGIN_DECLS
 gboolean wf_tcp_bpffs_prepare (const char *pin_dir,
                                gboolean   *mounted,
                                GError    **error);
-
-/* TRUE when path is on a BPF filesystem. */
-gboolean wf_tcp_bpffs_is_bpffs (const char *path);
 
 G_END_DECLS

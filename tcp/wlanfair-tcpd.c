@@ -533,7 +533,7 @@ main (int argc, char **argv)
   if (!d.config.state_dir)
     d.config.state_dir = g_strdup ("/run/wlanfair");
   if (!d.config.pin_dir)
-    d.config.pin_dir = g_strdup ("/sys/fs/bpf/wlanfair");
+    d.config.pin_dir = g_strdup (WF_TCP_PIN_DIR_DEFAULT);
 
   if (check)
     {
