@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `share`, the default controller: max-min fair shares recomputed every
+ * round (1 s) from what the round measured, in airtime.
+ *
+ * The cell's usable airtime U_max (the most airtime the stations used in
+ * any of the last WINDOW rounds, sum of goodput x cost per bit) is shared
+ * by water-filling: stations that use less than their share keep what
+ * they use (`satisfied`), the others get an equal share L per unit of
+ * shape (weight, or weight / cost for the airtime objective):
+ *
+ *     L = (U_max - sum_satisfied x_i c_i) / sum_demanding shape_i c_i
+ *
+ * A station above L x shape (by more than MARGIN) is held at that level
+ * plus MARGIN, the margin letting it probe for more. The law sets the
+ * level from the measured airtime, not from an integrated error: a
+ * station the caps free airtime for takes it within a TCP ramp, and the
+ * next round's level is the same (U_max does not depend on who used the
+ * air), so the caps settle after one or two rounds with no integrator to
+ * wind up. Changes per round are bounded (a cap at most halves the
+ * station's rate; a delay moves at most MAX_DELAY_STEP_US). Docs:
+ * docs/ap-controller.md, "The default controller". */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "wlanfair-apd-controller.h"
+
+#define WINDOW 10                 /* rounds U_max looks back */
+#define MARGIN 0.05               /* cap = level x (1 + MARGIN) */
+#define SATURATED 0.92            /* U / U_max above: no spare airtime */
+#define SAT_EXIT_GROWTH 1.25      /* a satisfied station wants more again */
+#define STILL_GROWTH 1.05         /* "did not grow" between two rounds */
+#define DELAY_GAIN 0.5
+#define MAX_DELAY_STEP_US 20000
+#define DEFAULT_RTT_S 0.02
+
+typedef struct {
+  double  cap_bps;          /* 0: none */
+  guint32 delay_us;
+  double  last_x;
+  double  last_cost;        /* s/bit last round, 0 before */
+  gboolean satisfied;
+  double  satisfied_x;      /* what it used when found satisfied */
+} Sta;
+
+typedef struct {
+  GHashTable *sta;          /* mac_str -> Sta */
+  double      used[WINDOW]; /* airtime used per round, ring */
+  guint       n_used, next;
+  double      level;        /* last round's level per unit shape */
+} Share;
+
+static gboolean
+share_supports (WfActuatorKnob knob, const char **why)
+{
+  return TRUE;
+}
+
+static Sta *
+sta_get (Share *p, const WfApdStation *s)
+{
+  Sta *st = g_hash_table_lookup (p->sta, s->mac_str);
+
+  if (!st)
+    {
+      st = g_new0 (Sta, 1);
+      g_hash_table_insert (p->sta, g_strdup (s->mac_str), st);
+    }
+  return st;
+}
+
+static void
+share_reset (WfApdController *c)
+{
+  Share *p = c->priv;
+
+  if (p->sta)
+    g_hash_table_remove_all (p->sta);
+  else
+    p->sta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  p->n_used = p->next = 0;
+  p->level = 0;
+}
+
+static void
+share_finalize (WfApdController *c)
+{
+  Share *p = c->priv;
+
+  g_clear_pointer (&p->sta, g_hash_table_unref);
+}
+
+static void
+share_forget (WfApdController *c, const guint8 mac[6])
+{
+  Share *p = c->priv;
+  char key[18];
+
+  g_snprintf (key, sizeof key, "%02x:%02x:%02x:%02x:%02x:%02x",
+              mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  g_hash_table_remove (p->sta, key);
+}
+
+static double
+window_max (const Share *p)
+{
+  double m = 0;
+
+  for (guint i = 0; i < p->n_used; i++)
+    m = MAX (m, p->used[i]);
+  return m;
+}
+
+static guint32
+delay_step (const WfApdControlParams *prm, const WfApdStation *s, Sta *st,
+            double x, double target)
+{
+  double rtt = s->has_rtt && s->rtt_s > 0.001 ? s->rtt_s : DEFAULT_RTT_S;
+  double d = st->delay_us;
+
+  if (target <= 0)
+    return st->delay_us;
+  /* Inside the margin the goodput is at its share: an integrator fed
+   * with measurement noise would random-walk the delay. */
+  if (fabs (x / target - 1.0) <= MARGIN / 2)
+    return st->delay_us;
+  /* Integral on the relative excess, scaled by the flows' own RTT: the
+   * delay that changes a window-limited rate by the error is about
+   * RTT x error; half of it per round keeps the loop well damped. */
+  double step = DELAY_GAIN * rtt * 1e6 * (x / target - 1.0);
+  step = CLAMP (step, -MAX_DELAY_STEP_US, MAX_DELAY_STEP_US);
+  d = CLAMP (d + step, 0, prm->max_delay_us);
+  return (guint32) lround (d);
+}
+
+static void
+share_step (WfApdController *c, const WfApdStation *stations, guint n,
+            gint64 now_us, WfApdDecision *out, WfApdRound *round)
+{
+  const WfApdControlParams *prm = &c->params;
+  Share *p = c->priv;
+  g_autofree double *x = g_new0 (double, n + 1);
+  g_autofree double *cost = g_new0 (double, n + 1);
+  g_autofree double *shape = g_new0 (double, n + 1);
+  g_autofree gboolean *active = g_new0 (gboolean, n + 1);
+  g_autofree gboolean *demand = g_new0 (gboolean, n + 1);
+  double known = 0, used = 0;
+  guint n_known = 0, n_active = 0;
+  (void) now_us;
+
+  /* Costs: where the AP cannot tell a station's cost, assume the mean of
+   * those it can; with none known, 1 (airtime in bits: equal costs). */
+  for (guint i = 0; i < n; i++)
+    {
+      x[i] = wf_apd_station_bps (&stations[i], prm->directions);
+      cost[i] = wf_apd_station_cost (&stations[i], prm->directions);
+      if (cost[i] > 0)
+        {
+          known += cost[i];
+          n_known++;
+        }
+    }
+  double mean_cost = n_known ? known / n_known : 1.0;
+  for (guint i = 0; i < n; i++)
+    {
+      if (cost[i] <= 0)
+        cost[i] = mean_cost;
+      shape[i] = wf_apd_station_shape (&stations[i], prm->objective, cost[i] / mean_cost);
+      active[i] = x[i] >= prm->idle_bps;
+      Sta *st = sta_get (p, &stations[i]);
+      /* The round's goodput was carried at last round's rate as much as
+       * at this one's: the lower cost of the two keeps a station that
+       * just slowed down from counting airtime it never used (which
+       * would hold a too high capacity for WINDOW rounds). */
+      double c_used = st->last_cost > 0 ? MIN (cost[i], st->last_cost) : cost[i];
+      st->last_cost = cost[i];
+      if (active[i])
+        {
+          used += x[i] * c_used;
+          n_active++;
+        }
+    }
+
+  p->used[p->next] = used;
+  p->next = (p->next + 1) % WINDOW;
+  p->n_used = MIN (p->n_used + 1, WINDOW);
+  double u_max = window_max (p);
+  gboolean saturated = u_max <= 0 || used >= SATURATED * u_max;
+
+  /* Who has demand. A report that every busy flow is application-limited
+   * settles it; otherwise a station below the level that does not grow
+   * while airtime is spare uses what it wants. It stays satisfied until
+   * it grows by SAT_EXIT_GROWTH: without that memory, the cell would
+   * cap the others, find the station satisfied, lift the caps, find the
+   * cell saturated and cap again, round after round. */
+  double sat_air = 0, dem_air = 0;
+  guint n_dem = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const WfApdStation *s = &stations[i];
+      Sta *st = sta_get (p, s);
+
+      if (!active[i])
+        {
+          st->satisfied = FALSE;
+          st->last_x = x[i];
+          out[i].why = "idle";
+          continue;
+        }
+      if (s->reporting && s->trusted)
+        st->satisfied = s->app_limited;
+      else if (st->satisfied)
+        st->satisfied = x[i] < SAT_EXIT_GROWTH * st->satisfied_x;
+      else if (!saturated && p->level > 0 &&
+               x[i] < (1 - 2 * MARGIN) * p->level * shape[i] &&
+               x[i] <= STILL_GROWTH * st->last_x &&
+               (st->cap_bps <= 0 || x[i] < 0.7 * st->cap_bps))
+        {
+          st->satisfied = TRUE;
+          st->satisfied_x = x[i];
+        }
+      demand[i] = !st->satisfied;
+      if (demand[i])
+        {
+          dem_air += shape[i] * cost[i];
+          n_dem++;
+        }
+      else
+        sat_air += x[i] * cost[i];
+    }
+
+  double level = 0;
+  if (n_dem > 0 && dem_air > 0)
+    level = MAX (u_max - sat_air, 0) / dem_air;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const WfApdStation *s = &stations[i];
+      Sta *st = sta_get (p, s);
+      WfApdDecision *d = &out[i];
+      double share = level * shape[i];
+
+      d->counted = demand[i];
+      d->satisfied = active[i] && !demand[i];
+      d->share_bps = demand[i] ? share : x[i];
+      st->last_x = x[i];
+
+      if (!demand[i] || n_dem < 2)
+        {
+          /* Nobody to protect from it (or it is below its share by
+           * itself): no limit at all. */
+          st->cap_bps = 0;
+          st->delay_us = 0;
+          if (!d->why)
+            d->why = !active[i] ? "idle" : !demand[i] ? "uses less than its share"
+                                                      : "alone with demand";
+          continue;
+        }
+
+      switch (prm->knob)
+        {
+        case WF_ACTUATOR_KNOB_RATE:
+          if (st->cap_bps > 0 || x[i] > (1 + MARGIN) * share)
+            {
+              /* At most halve per round; at most double. */
+              double cap = (1 + MARGIN) * share;
+              cap = MAX (cap, 0.5 * x[i]);
+              if (st->cap_bps > 0)
+                cap = MIN (cap, 2 * st->cap_bps);
+              st->cap_bps = MAX (cap, prm->floor_bps);
+              d->setting.limited = TRUE;
+              wf_apd_split_cap (s, prm->directions, st->cap_bps, prm->floor_bps,
+                                &d->setting);
+              d->why = x[i] > (1 + MARGIN) * share ? "above its share" : "held at its share";
+            }
+          else
+            d->why = "at or below its share";
+          break;
+
+        case WF_ACTUATOR_KNOB_DELAY:
+          st->delay_us = delay_step (prm, s, st, x[i], share);
+          d->setting.limited = st->delay_us > 0;
+          d->setting.delay_us = st->delay_us;
+          d->why = st->delay_us > 0 ? (x[i] > share ? "above its share" : "held at its share")
+                                    : "at or below its share";
+          break;
+
+        case WF_ACTUATOR_KNOB_WEIGHT:
+          {
+            /* Airtime weights are open loop: a station needs airtime in
+             * proportion to shape x cost for its share. */
+            double min_need = G_MAXDOUBLE;
+            for (guint j = 0; j < n; j++)
+              if (demand[j])
+                min_need = MIN (min_need, shape[j] * cost[j]);
+            double w = 256.0 * shape[i] * cost[i] / min_need;
+            d->setting.limited = TRUE;
+            d->setting.weight = (guint16) CLAMP (lround (w), 1, 65535);
+            d->why = "weight for its share";
+          }
+          break;
+        }
+    }
+
+  /* Round figures over the stations with demand. */
+  double total = 0;
+  for (guint i = 0; i < n; i++)
+    if (active[i])
+      total += x[i];
+  double bound = 0;
+  for (guint i = 0; i < n; i++)
+    if (active[i])
+      bound += demand[i] ? level * shape[i] : x[i];
+
+  round->n_counted = n_dem;
+  round->jain = wf_apd_jain (x, shape, demand, n);
+  round->total_bps = total;
+  /* With no cost known the bound assumes equal costs (a wired cell). */
+  round->bound_bps = n_active > 0 ? bound : 0;
+  round->capacity_bps = MAX (bound, total);
+  round->tradeoff = wf_apd_tradeoff (x, active, n, round->capacity_bps);
+  round->level_bps = level;
+  round->saturated = saturated;
+  p->level = level;
+}
+
+const WfApdControllerOps wf_apd_controller_share = {
+  .name = "share",
+  .summary = "max-min fair shares from each round's measured airtime (default)",
+  .priv_size = sizeof (Share),
+  .supports = share_supports,
+  .step = share_step,
+  .forget = share_forget,
+  .reset = share_reset,
+  .finalize = share_finalize,
+};

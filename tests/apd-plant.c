@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "apd-plant.h"
+
+#define LAG 0.6          /* share of the gap a TCP closes per round */
+#define NOISE 0.02       /* +- relative, uniform */
+#define SHAPED 0.96      /* goodput under a rate cap (headers) */
+#define BASE_RTT_S 0.02
+
+typedef struct {
+  double   phy, demand, pull, x;
+  WfApdDir dir;
+  double   cap;          /* 0: none */
+  guint32  delay_us;
+  guint16  weight;
+  int      signal;
+} Sta;
+
+struct _WfApdPlant {
+  WfApdPlantMode mode;
+  GRand         *rand;
+  GArray        *sta;      /* Sta */
+  GArray        *view;     /* WfApdStation */
+  guint          next_id;
+  GArray        *ids;      /* guint */
+  gboolean       reporting;
+};
+
+WfApdPlant *
+wf_apd_plant_new (WfApdPlantMode mode, guint32 seed)
+{
+  WfApdPlant *p = g_new0 (WfApdPlant, 1);
+
+  p->mode = mode;
+  p->rand = g_rand_new_with_seed (seed);
+  p->sta = g_array_new (FALSE, TRUE, sizeof (Sta));
+  p->view = g_array_new (FALSE, TRUE, sizeof (WfApdStation));
+  p->ids = g_array_new (FALSE, TRUE, sizeof (guint));
+  p->reporting = TRUE;
+  p->next_id = 1;
+  return p;
+}
+
+void
+wf_apd_plant_free (WfApdPlant *p)
+{
+  if (!p)
+    return;
+  g_rand_free (p->rand);
+  g_array_unref (p->sta);
+  g_array_unref (p->view);
+  g_array_unref (p->ids);
+  g_free (p);
+}
+
+void
+wf_apd_plant_add_pull (WfApdPlant *p, double phy, WfApdDir dir, double demand,
+                       double pull)
+{
+  Sta s = { .phy = phy, .demand = demand, .pull = pull, .dir = dir,
+            .weight = 256, .signal = -50 };
+  guint id = p->next_id++;
+
+  g_array_append_val (p->sta, s);
+  g_array_append_val (p->ids, id);
+}
+
+void
+wf_apd_plant_add (WfApdPlant *p, double phy, WfApdDir dir, double demand)
+{
+  wf_apd_plant_add_pull (p, phy, dir, demand, 1.0);
+}
+
+static void
+mac_of (guint id, guint8 mac[6])
+{
+  mac[0] = 0x02; mac[1] = 0; mac[2] = 0; mac[3] = 0;
+  mac[4] = (id >> 8) & 0xff; mac[5] = id & 0xff;
+}
+
+void
+wf_apd_plant_remove (WfApdPlant *p, guint i, guint8 mac_out[6])
+{
+  mac_of (g_array_index (p->ids, guint, i), mac_out);
+  g_array_remove_index (p->sta, i);
+  g_array_remove_index (p->ids, i);
+}
+
+void
+wf_apd_plant_set_phy (WfApdPlant *p, guint i, double phy)
+{
+  g_array_index (p->sta, Sta, i).phy = phy;
+}
+
+void
+wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm)
+{
+  g_array_index (p->sta, Sta, i).signal = dbm;
+}
+
+void
+wf_apd_plant_set_reporting (WfApdPlant *p, gboolean reporting)
+{
+  p->reporting = reporting;
+}
+
+guint
+wf_apd_plant_n (WfApdPlant *p)
+{
+  return p->sta->len;
+}
+
+/* Each station's airtime this round: weighted water-filling of the whole
+ * airtime by pull, no station above what it can use. */
+static void
+airtime (WfApdPlant *p, double *air)
+{
+  guint n = p->sta->len;
+  g_autofree double *need = g_new0 (double, n + 1);
+  g_autofree double *pull = g_new0 (double, n + 1);
+  g_autofree gboolean *done = g_new0 (gboolean, n + 1);
+  double left = 1.0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      Sta *s = &g_array_index (p->sta, Sta, i);
+      double want = s->demand;
+
+      if (s->cap > 0)
+        want = MIN (want, SHAPED * s->cap);
+      need[i] = want / s->phy;
+      pull[i] = p->mode == WF_APD_PLANT_PULL ? s->pull : 1.0;
+      /* A longer RTT takes a smaller TCP share of a shared bottleneck. */
+      pull[i] *= BASE_RTT_S / (BASE_RTT_S + s->delay_us / 1e6);
+      if (s->dir & WF_APD_DIR_DOWN)
+        pull[i] *= s->weight / 256.0;
+      air[i] = 0;
+    }
+  for (guint round = 0; round < n + 1 && left > 1e-12; round++)
+    {
+      double sum = 0;
+      for (guint i = 0; i < n; i++)
+        if (!done[i])
+          sum += pull[i];
+      if (sum <= 0)
+        break;
+      gboolean capped = FALSE;
+      for (guint i = 0; i < n; i++)
+        if (!done[i] && air[i] + left * pull[i] / sum >= need[i])
+          {
+            left -= need[i] - air[i];
+            air[i] = need[i];
+            done[i] = TRUE;
+            capped = TRUE;
+          }
+      if (!capped)
+        {
+          for (guint i = 0; i < n; i++)
+            if (!done[i])
+              air[i] += left * pull[i] / sum;
+          left = 0;
+        }
+    }
+}
+
+static void
+advance (WfApdPlant *p)
+{
+  guint n = p->sta->len;
+  g_autofree double *air = g_new0 (double, n + 1);
+
+  airtime (p, air);
+  for (guint i = 0; i < n; i++)
+    {
+      Sta *s = &g_array_index (p->sta, Sta, i);
+      double target = air[i] * s->phy;
+      double noise = 1 + NOISE * (2 * g_rand_double (p->rand) - 1);
+
+      s->x = MAX (0, (s->x + LAG * (target - s->x)) * noise);
+    }
+  /* TCP lags, the air does not: what the stations carried in a round
+   * never takes more than all the airtime. */
+  double used = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      Sta *s = &g_array_index (p->sta, Sta, i);
+      used += s->x / s->phy;
+    }
+  if (used > 1.0)
+    for (guint i = 0; i < n; i++)
+      g_array_index (p->sta, Sta, i).x /= used;
+}
+
+void
+wf_apd_plant_settle (WfApdPlant *p)
+{
+  for (int i = 0; i < 40; i++)
+    advance (p);
+}
+
+const WfApdStation *
+wf_apd_plant_measure (WfApdPlant *p)
+{
+  g_array_set_size (p->view, p->sta->len);
+  for (guint i = 0; i < p->sta->len; i++)
+    {
+      Sta *s = &g_array_index (p->sta, Sta, i);
+      WfApdStation *v = &g_array_index (p->view, WfApdStation, i);
+
+      memset (v, 0, sizeof *v);
+      mac_of (g_array_index (p->ids, guint, i), v->mac);
+      g_snprintf (v->mac_str, sizeof v->mac_str, "%02x:%02x:%02x:%02x:%02x:%02x",
+                  v->mac[0], v->mac[1], v->mac[2], v->mac[3], v->mac[4], v->mac[5]);
+      v->has_signal = TRUE;
+      v->signal_dbm = s->signal;
+      v->cost_down_s_per_bit = v->cost_up_s_per_bit = 1.0 / s->phy;
+      v->weight = 1;
+      /* ACKs of the other direction: a few percent. */
+      double acks = 0.03 * s->x;
+      v->down_bps = (s->dir & WF_APD_DIR_DOWN) ? s->x : acks;
+      v->up_bps = (s->dir & WF_APD_DIR_UP) ? s->x : acks;
+      v->ap_down_bps = v->down_bps;
+      v->ap_up_bps = v->up_bps;
+      v->reporting = v->trusted = p->reporting;
+      v->app_limited = p->reporting && isfinite (s->demand) && s->x < s->demand * 1.1 &&
+                       (s->cap <= 0 || s->demand < SHAPED * s->cap * 0.9);
+      v->has_rtt = TRUE;
+      v->rtt_s = BASE_RTT_S + s->delay_us / 1e6;
+    }
+  return (const WfApdStation *) p->view->data;
+}
+
+void
+wf_apd_plant_apply (WfApdPlant *p, const WfApdDecision *dec)
+{
+  for (guint i = 0; i < p->sta->len; i++)
+    {
+      Sta *s = &g_array_index (p->sta, Sta, i);
+      const WfActuatorSetting *set = &dec[i].setting;
+
+      s->cap = 0;
+      s->delay_us = 0;
+      s->weight = 256;
+      if (!set->limited)
+        continue;
+      double cap = (s->dir & WF_APD_DIR_DOWN) ? set->rate_down_bps : set->rate_up_bps;
+      s->cap = cap;
+      s->delay_us = set->delay_us;
+      if (set->weight)
+        s->weight = set->weight;
+    }
+  advance (p);
+}
+
+double
+wf_apd_plant_jain (WfApdPlant *p)
+{
+  double sum = 0, sum2 = 0;
+  guint k = 0;
+
+  for (guint i = 0; i < p->sta->len; i++)
+    {
+      Sta *s = &g_array_index (p->sta, Sta, i);
+      if (isfinite (s->demand))
+        continue;
+      sum += s->x;
+      sum2 += s->x * s->x;
+      k++;
+    }
+  return k <= 1 || sum2 <= 0 ? 1.0 : sum * sum / (k * sum2);
+}
+
+double
+wf_apd_plant_total (WfApdPlant *p)
+{
+  double t = 0;
+
+  for (guint i = 0; i < p->sta->len; i++)
+    t += g_array_index (p->sta, Sta, i).x;
+  return t;
+}
+
+double
+wf_apd_plant_rate (WfApdPlant *p, guint i)
+{
+  return g_array_index (p->sta, Sta, i).x;
+}
+
+gboolean
+wf_apd_plant_capped (WfApdPlant *p, guint i)
+{
+  Sta *s = &g_array_index (p->sta, Sta, i);
+  return s->cap > 0 || s->delay_us > 0 || s->weight != 256;
+}
+
+double
+wf_apd_plant_fair_bound (WfApdPlant *p)
+{
+  double air = 1.0, cost = 0, fixed = 0;
+  guint k = 0;
+
+  for (guint i = 0; i < p->sta->len; i++)
+    {
+      Sta *s = &g_array_index (p->sta, Sta, i);
+      if (isfinite (s->demand))
+        {
+          air -= s->demand / s->phy;
+          fixed += s->demand;
+        }
+      else
+        {
+          cost += 1.0 / s->phy;
+          k++;
+        }
+    }
+  return fixed + (k ? k * MAX (air, 0) / cost : 0);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A simulated Wi-Fi cell for the controllers' unit tests: stations with a
+ * PHY goodput (airtime cost 1 / rate), a direction and a demand share the
+ * airtime by weighted water-filling, move towards their share like TCP
+ * (a first-order lag per round) with seeded noise, and obey the
+ * actuators' settings (rate caps, delay through the TCP share, airtime
+ * weights). Deterministic for a seed. */
+#pragma once
+
+#include "wlanfair-apd-controller.h"
+
+typedef enum {
+  WF_APD_PLANT_AIRTIME,  /* airtime-fair MAC: equal airtime to the backlogged */
+  WF_APD_PLANT_PULL,     /* airtime in proportion to each station's pull (TCP) */
+} WfApdPlantMode;
+
+typedef struct _WfApdPlant WfApdPlant;
+
+WfApdPlant *wf_apd_plant_new (WfApdPlantMode mode, guint32 seed);
+void        wf_apd_plant_free (WfApdPlant *p);
+/* demand: bit/s the station wants (INFINITY: backlogged). */
+void        wf_apd_plant_add (WfApdPlant *p, double phy_bps, WfApdDir dir, double demand);
+void        wf_apd_plant_add_pull (WfApdPlant *p, double phy_bps, WfApdDir dir,
+                                   double demand, double pull);
+void        wf_apd_plant_remove (WfApdPlant *p, guint i, guint8 mac_out[6]);
+void        wf_apd_plant_set_phy (WfApdPlant *p, guint i, double phy_bps);
+void        wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm);
+/* FALSE: no station reports (the controller sees the AP's view only). */
+void        wf_apd_plant_set_reporting (WfApdPlant *p, gboolean reporting);
+guint       wf_apd_plant_n (WfApdPlant *p);
+/* 40 uncontrolled rounds. */
+void        wf_apd_plant_settle (WfApdPlant *p);
+const WfApdStation *wf_apd_plant_measure (WfApdPlant *p);
+/* Takes the settings and advances one round. */
+void        wf_apd_plant_apply (WfApdPlant *p, const WfApdDecision *dec);
+/* Jain over the backlogged stations; their and everyone's total. */
+double      wf_apd_plant_jain (WfApdPlant *p);
+double      wf_apd_plant_total (WfApdPlant *p);
+double      wf_apd_plant_rate (WfApdPlant *p, guint i);
+gboolean    wf_apd_plant_capped (WfApdPlant *p, guint i);
+/* The best total at equal throughput for the backlogged stations (the
+ * others at their demand): N / sum of costs, in airtime. */
+double      wf_apd_plant_fair_bound (WfApdPlant *p);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfApdPlant, wf_apd_plant_free)

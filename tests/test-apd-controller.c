@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The controllers against simulated cells (apd-plant.c): time to
+ * fairness, total against the cell's throughput-fair bound, no
+ * oscillation, stations joining and leaving, satisfied stations. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "apd-plant.h"
+#include "wlanfair-apd-controller.h"
+#include "wlanfair-error.h"
+
+#define MBIT 1e6
+
+/* Runs `rounds` rounds; returns the first round from which Jain stayed
+ * >= target until the end (or -1), and fills the last round. */
+typedef struct {
+  int    settled;        /* first round of the final fair stretch, -1 never */
+  double mean_total;     /* over the last 10 rounds */
+  double cap_flips;      /* sign changes of cap moves over the last half */
+  double max_cap_move;   /* largest relative cap change, last 10 rounds */
+} Outcome;
+
+static Outcome
+run (WfApdPlant *plant, WfApdController *c, int from, int rounds)
+{
+  Outcome o = { .settled = -1 };
+  guint n = wf_apd_plant_n (plant);
+  g_autofree WfApdDecision *dec = g_new0 (WfApdDecision, n + 1);
+  g_autofree double *last_cap = g_new0 (double, n + 1);
+  g_autofree double *last_move = g_new0 (double, n + 1);
+  double total_sum = 0;
+
+  for (int r = from; r < from + rounds; r++)
+    {
+      WfApdRound round;
+      const WfApdStation *st = wf_apd_plant_measure (plant);
+
+      wf_apd_controller_step (c, st, n, (gint64) r * G_USEC_PER_SEC, dec, &round);
+      wf_apd_plant_apply (plant, dec);
+
+      double jain = wf_apd_plant_jain (plant);
+      if (jain >= 0.97)
+        {
+          if (o.settled < 0)
+            o.settled = r - from;
+        }
+      else
+        o.settled = -1;
+      if (r >= from + rounds - 10)
+        total_sum += wf_apd_plant_total (plant);
+      for (guint i = 0; i < n; i++)
+        {
+          double cap = dec[i].setting.rate_down_bps + dec[i].setting.rate_up_bps +
+                       dec[i].setting.delay_us;
+          double move = cap - last_cap[i];
+          if (r >= from + rounds / 2 && last_cap[i] > 0 && cap > 0 &&
+              fabs (move) > 0.01 * last_cap[i] && move * last_move[i] < 0)
+            o.cap_flips++;
+          if (r >= from + rounds - 10 && last_cap[i] > 0)
+            o.max_cap_move = MAX (o.max_cap_move, fabs (move) / last_cap[i]);
+          if (fabs (move) > 0.01 * MAX (last_cap[i], 1))
+            last_move[i] = move;
+          last_cap[i] = cap;
+        }
+    }
+  o.mean_total = total_sum / 10;
+  return o;
+}
+
+static WfApdController *
+controller (const char *name, WfActuatorKnob knob, WfApdDir dirs)
+{
+  WfApdControlParams prm;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_control_params_init (&prm);
+  prm.knob = knob;
+  prm.directions = dirs;
+  WfApdController *c = wf_apd_controller_new (name, &prm, &error);
+  g_assert_no_error (error);
+  return c;
+}
+
+static void
+assert_converged (const Outcome *o, int within, double total_floor)
+{
+  g_test_message ("settled at %d, total %.2f Mbit/s "
+                  "(floor %.2f), cap flips %.0f, last cap move %.3f",
+                  o->settled, o->mean_total / MBIT,
+                  total_floor / MBIT, o->cap_flips, o->max_cap_move);
+  g_assert_cmpint (o->settled, >=, 0);
+  g_assert_cmpint (o->settled, <=, within);
+  g_assert_cmpfloat (o->mean_total, >=, total_floor);
+  /* Settled means settled: no limit cycle in the caps. */
+  g_assert_cmpfloat (o->max_cap_move, <, 0.05);
+}
+
+/* The anomaly's mirror: an airtime-fair MAC, one near station (40 Mbit/s
+ * PHY goodput) and one far (10): uncontrolled, near gets 4 x far. */
+static void
+test_two_airtime_up (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, 1);
+  wf_apd_plant_add (plant, 40 * MBIT, WF_APD_DIR_UP, INFINITY);
+  wf_apd_plant_add (plant, 10 * MBIT, WF_APD_DIR_UP, INFINITY);
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+
+  wf_apd_plant_settle (plant);
+  g_assert_cmpfloat (wf_apd_plant_jain (plant), <, 0.75);
+  Outcome o = run (plant, c, 0, 60);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+}
+
+/* N stations, half far, downloads, uploads and a mix. */
+static void
+test_n_stations (void)
+{
+  for (guint n = 2; n <= 8; n++)
+    for (int mix = 0; mix < 3; mix++)
+      {
+        g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, n * 10 + mix);
+        for (guint i = 0; i < n; i++)
+          {
+            WfApdDir dir = mix == 0 ? WF_APD_DIR_DOWN : mix == 1 ? WF_APD_DIR_UP
+                           : (i % 2 ? WF_APD_DIR_UP : WF_APD_DIR_DOWN);
+            double rate = i < n / 2 ? 12 * MBIT : 48 * MBIT;
+            wf_apd_plant_add (plant, rate, dir, INFINITY);
+          }
+        g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE,
+                                                   WF_APD_DIR_BOTH);
+        g_test_message ("n=%u mix=%d", n, mix);
+        wf_apd_plant_settle (plant);
+        Outcome o = run (plant, c, 0, 60);
+        assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+      }
+}
+
+/* The paper's case: equal costs, TCP gives the near host more (here 4:1).
+ * The best throughput-fair total is the uncontrolled total. */
+static void
+test_tcp_unfair (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_PULL, 3);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 4.0);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 1.0);
+  wf_apd_plant_settle (plant);
+  double uncontrolled = wf_apd_plant_total (plant);
+  g_assert_cmpfloat (wf_apd_plant_jain (plant), <, 0.8);
+
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+  Outcome o = run (plant, c, 0, 60);
+  assert_converged (&o, 10, 0.95 * uncontrolled);
+}
+
+/* The same cell through the delay actuator: slower (a delay changes a
+ * TCP share only through the RTT), but it must get there. */
+static void
+test_tcp_unfair_delay (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_PULL, 4);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 4.0);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 1.0);
+  wf_apd_plant_settle (plant);
+  double uncontrolled = wf_apd_plant_total (plant);
+
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_DELAY, WF_APD_DIR_BOTH);
+  Outcome o = run (plant, c, 0, 120);
+  assert_converged (&o, 40, 0.95 * uncontrolled);
+}
+
+/* 2 stations, a third joins at 30, one leaves at 60: each change is
+ * absorbed within 10 rounds; alone, a station is never held back. */
+static void
+test_join_leave (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, 5);
+  wf_apd_plant_add (plant, 48 * MBIT, WF_APD_DIR_UP, INFINITY);
+  wf_apd_plant_add (plant, 12 * MBIT, WF_APD_DIR_UP, INFINITY);
+  wf_apd_plant_settle (plant);
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+
+  Outcome o = run (plant, c, 0, 30);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+
+  wf_apd_plant_add (plant, 24 * MBIT, WF_APD_DIR_DOWN, INFINITY);
+  o = run (plant, c, 30, 30);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+
+  guint8 mac[6];
+  wf_apd_plant_remove (plant, 1, mac);
+  wf_apd_controller_forget (c, mac);
+  o = run (plant, c, 60, 30);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+
+  wf_apd_plant_remove (plant, 1, mac);
+  wf_apd_controller_forget (c, mac);
+  o = run (plant, c, 90, 20);
+  /* Alone: its PHY goodput, no cap. */
+  g_assert_cmpfloat (o.mean_total, >=, 0.95 * wf_apd_plant_fair_bound (plant));
+  g_assert_false (wf_apd_plant_capped (plant, 0));
+}
+
+/* A station that streams 3 Mbit/s and sends no report is not held back
+ * and does not make the controller flap between capping and lifting. */
+static void
+test_satisfied_silent (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_PULL, 6);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_DOWN, INFINITY, 1.0);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_DOWN, 3 * MBIT, 1.0);
+  wf_apd_plant_set_reporting (plant, FALSE);
+  wf_apd_plant_settle (plant);
+  double uncontrolled = wf_apd_plant_total (plant);
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+
+  Outcome o = run (plant, c, 0, 60);
+  g_test_message ("total %.2f of %.2f, cap flips %.0f", o.mean_total / MBIT,
+                  uncontrolled / MBIT, o.cap_flips);
+  g_assert_cmpfloat (o.mean_total, >=, 0.95 * uncontrolled);
+  g_assert_cmpfloat (wf_apd_plant_rate (plant, 1), >=, 0.95 * 3 * MBIT);
+  g_assert_false (wf_apd_plant_capped (plant, 0));
+  g_assert_cmpfloat (o.cap_flips, ==, 0);
+}
+
+/* The same with reports saying the stream is application-limited. */
+static void
+test_satisfied_reported (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, 7);
+  wf_apd_plant_add (plant, 40 * MBIT, WF_APD_DIR_UP, INFINITY);
+  wf_apd_plant_add (plant, 10 * MBIT, WF_APD_DIR_UP, INFINITY);
+  wf_apd_plant_add (plant, 40 * MBIT, WF_APD_DIR_DOWN, 2 * MBIT);
+  wf_apd_plant_settle (plant);
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+
+  Outcome o = run (plant, c, 0, 60);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+  g_assert_cmpfloat (wf_apd_plant_rate (plant, 2), >=, 0.95 * 2 * MBIT);
+  g_assert_false (wf_apd_plant_capped (plant, 2));
+}
+
+/* A step change in the far station's rate (it moves): re-settles without
+ * overshooting into a limit cycle. */
+static void
+test_step_change (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, 8);
+  wf_apd_plant_add (plant, 40 * MBIT, WF_APD_DIR_DOWN, INFINITY);
+  wf_apd_plant_add (plant, 20 * MBIT, WF_APD_DIR_DOWN, INFINITY);
+  wf_apd_plant_settle (plant);
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+
+  Outcome o = run (plant, c, 0, 30);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+  wf_apd_plant_set_phy (plant, 1, 6 * MBIT);
+  o = run (plant, c, 30, 40);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+  wf_apd_plant_set_phy (plant, 1, 30 * MBIT);
+  o = run (plant, c, 70, 40);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+}
+
+/* Airtime weights: proportional to what each station's share costs. */
+static void
+test_weights (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, 9);
+  wf_apd_plant_add (plant, 40 * MBIT, WF_APD_DIR_DOWN, INFINITY);
+  wf_apd_plant_add (plant, 10 * MBIT, WF_APD_DIR_DOWN, INFINITY);
+  wf_apd_plant_settle (plant);
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_WEIGHT, WF_APD_DIR_BOTH);
+  WfApdDecision dec[2];
+  WfApdRound round;
+
+  wf_apd_controller_step (c, wf_apd_plant_measure (plant), 2, 0, dec, &round);
+  g_assert_cmpuint (dec[0].setting.weight, ==, 256);
+  g_assert_cmpuint (dec[1].setting.weight, ==, 1024);
+  Outcome o = run (plant, c, 1, 30);
+  assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+}
+
+/* The published method: D(0) from the signals, then the PI step every
+ * 20 s; slower than share, as published (~130 s), but it converges. */
+static void
+test_pi (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_PULL, 10);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 3.0);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 1.0);
+  wf_apd_plant_set_signal (plant, 0, -45);
+  wf_apd_plant_set_signal (plant, 1, -56);
+  wf_apd_plant_settle (plant);
+  g_assert_cmpfloat (wf_apd_plant_jain (plant), <, 0.85);
+  g_autoptr(WfApdController) c = controller ("pi", WF_ACTUATOR_KNOB_DELAY, WF_APD_DIR_BOTH);
+  WfApdDecision dec[2];
+  WfApdRound round;
+
+  /* Nothing before the first period ends; then D(0) on the faster one. */
+  for (int r = 0; r < 20; r++)
+    {
+      wf_apd_controller_step (c, wf_apd_plant_measure (plant), 2,
+                              (gint64) r * G_USEC_PER_SEC, dec, &round);
+      g_assert_false (dec[0].setting.limited);
+    }
+  wf_apd_controller_step (c, wf_apd_plant_measure (plant), 2,
+                          20 * G_USEC_PER_SEC, dec, &round);
+  double d0 = 9.0 * pow (45.0 / 88.0, 2) * exp (0.17 * 11);
+  g_assert_cmpfloat (fabs (dec[0].setting.delay_us / 1000.0 - d0), <, 0.01);
+  g_assert_cmpuint (dec[1].setting.delay_us, ==, 0);
+  wf_apd_plant_apply (plant, dec);
+
+  Outcome o = run (plant, c, 21, 400);
+  g_test_message ("pi settled at %d (+21)", o.settled);
+  g_assert_cmpint (o.settled, >=, 0);
+  g_assert_cmpfloat (wf_apd_plant_jain (plant), >=, 0.97);
+}
+
+static void
+test_choices (void)
+{
+  WfApdControlParams prm;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_control_params_init (&prm);
+  prm.knob = WF_ACTUATOR_KNOB_RATE;
+  g_assert_null (wf_apd_controller_new ("pi", &prm, &error));
+  g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "delay"));
+  g_clear_error (&error);
+  g_assert_null (wf_apd_controller_new ("nope", &prm, &error));
+  g_assert_nonnull (strstr (error->message, "share, pi"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/apd/controller/two-airtime-up", test_two_airtime_up);
+  g_test_add_func ("/apd/controller/n-stations", test_n_stations);
+  g_test_add_func ("/apd/controller/tcp-unfair", test_tcp_unfair);
+  g_test_add_func ("/apd/controller/tcp-unfair-delay", test_tcp_unfair_delay);
+  g_test_add_func ("/apd/controller/join-leave", test_join_leave);
+  g_test_add_func ("/apd/controller/satisfied-silent", test_satisfied_silent);
+  g_test_add_func ("/apd/controller/satisfied-reported", test_satisfied_reported);
+  g_test_add_func ("/apd/controller/step-change", test_step_change);
+  g_test_add_func ("/apd/controller/weights", test_weights);
+  g_test_add_func ("/apd/controller/pi", test_pi);
+  g_test_add_func ("/apd/controller/choices", test_choices);
+  return g_test_run ();
+}
