@@ -98,7 +98,7 @@ phase_noguard() {
     fact "noguard_iperf_mbps$r" "$(iperf_mbps "noguard$r")"
 }
 phase_guard() {
-    local r=$1 n k poll t_end ta
+    local r=$1 n k poll t_end ta since attempt
     say "B$r. guard: same bgscan, same download"
     bgscan_set "$FORCED"
     sunit_active || run 60 systemctl start $SUNIT
@@ -108,9 +108,19 @@ phase_guard() {
     # Poll what wpa_supplicant holds, for the reaction time and the check.
     ( while :; do printf '%s %s\n' "$(date +%s.%N)" "$(bgscan_get)"; sleep 0.25; done ) > "$OUT/bgscan-guard$r.txt" &
     poll=$!; LAB_PIDS+=("$poll")
-    traffic "guard$r" "$TRAFFIC_S" 2
-    t_end=$(date +%s.%N)
-    n=$(dip "guard$r" scans_started_in_traffic)
+    # A beacon loss (the emulated radio under a loaded host) makes the
+    # guard allow scans for 30 s by design: that run says nothing about
+    # suppression, so it is run again after the grace, at most twice.
+    for attempt in 1 2 3; do
+        since=$(date '+%Y-%m-%d %H:%M:%S')
+        traffic "guard$r" "$TRAFFIC_S" 2
+        t_end=$(date +%s.%N)
+        n=$(dip "guard$r" scans_started_in_traffic)
+        [ "${n:-1}" = 0 ] && break
+        journal_scand --since "$since" | grep -q 'beacon loss: scans allowed' || break
+        fact "guard_rerun_after_beacon_loss$r" "$attempt"
+        sleep 31
+    done
     check "no-scan-during-traffic-with-guard$r" "scans started during traffic: ${n:-?} at $(dip "guard$r" scan_starts_in_traffic) s" test "${n:-1}" = 0
     check "bgscan-empty-during-traffic$r" "wpa_supplicant never showed an empty bgscan: $(awk '{print $2}' "$OUT/bgscan-guard$r.txt" | sort -u | tr '\n' ' ')" \
         grep -q ' $' "$OUT/bgscan-guard$r.txt"
