@@ -472,9 +472,9 @@ on_bss (struct nl_msg *msg, void *data)
 
 /* One request and its replies through `cb`: a dump ends with DONE, a
  * single request with its one reply (or the error). */
-static int
-transact (WfNl80211 *nl, guint8 cmd, int flags, int ifindex,
-          nl_recvmsg_msg_cb_t cb, Reply *r)
+int
+wf_nl80211_transact (WfNl80211 *nl, guint8 cmd, int flags, int ifindex,
+                     int (*cb) (struct nl_msg *msg, void *arg), void *arg)
 {
   struct nl_msg *msg = nlmsg_alloc ();
   int err;
@@ -487,7 +487,7 @@ transact (WfNl80211 *nl, guint8 cmd, int flags, int ifindex,
       nlmsg_free (msg);
       return -NLE_NOMEM;
     }
-  nl_socket_modify_cb (nl->sk, NL_CB_VALID, NL_CB_CUSTOM, cb, r);
+  nl_socket_modify_cb (nl->sk, NL_CB_VALID, NL_CB_CUSTOM, cb, arg);
   err = nl_send_auto (nl->sk, msg);
   nlmsg_free (msg);
   if (err < 0)
@@ -557,7 +557,8 @@ ssid_from_bss (WfNl80211 *nl, WfWifiLink *link)
       g_strlcpy (link->ssid, cached, sizeof link->ssid);
       return;
     }
-  err = transact (nl, NL80211_CMD_GET_SCAN, NLM_F_DUMP, link->ifindex, on_bss, &r);
+  err = wf_nl80211_transact (nl, NL80211_CMD_GET_SCAN, NLM_F_DUMP, link->ifindex,
+                             on_bss, &r);
   if (err < 0)
     {
       g_autofree char *text = g_strdup_printf ("nl80211 GET_SCAN on %s: %s: reports carry "
@@ -587,7 +588,8 @@ fill_station (WfNl80211 *nl, WfWifiLink *link, GError **error)
 
   if (!link->is_station)
     return TRUE;
-  err = transact (nl, NL80211_CMD_GET_STATION, NLM_F_DUMP, link->ifindex, on_station, &r);
+  err = wf_nl80211_transact (nl, NL80211_CMD_GET_STATION, NLM_F_DUMP, link->ifindex,
+                             on_station, &r);
   if (err < 0 && err != -NLE_NODEV)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211 GET_STATION on %s: %s",
@@ -611,7 +613,8 @@ wf_nl80211_dump (WfNl80211 *nl, GArray *out_links, GError **error)
 {
   Reply r = { .links = out_links };
   guint first = out_links->len;
-  int err = transact (nl, NL80211_CMD_GET_INTERFACE, NLM_F_DUMP, 0, on_interface, &r);
+  int err = wf_nl80211_transact (nl, NL80211_CMD_GET_INTERFACE, NLM_F_DUMP, 0,
+                                 on_interface, &r);
 
   if (err < 0)
     {
@@ -645,7 +648,8 @@ gboolean
 wf_nl80211_get_link (WfNl80211 *nl, int ifindex, WfWifiLink *out, GError **error)
 {
   Reply r = { .one = out };
-  int err = transact (nl, NL80211_CMD_GET_INTERFACE, 0, ifindex, on_interface, &r);
+  int err = wf_nl80211_transact (nl, NL80211_CMD_GET_INTERFACE, 0, ifindex,
+                                 on_interface, &r);
 
   if (err < 0 || !r.got)
     {

@@ -61,6 +61,18 @@ gboolean   wf_nl80211_get_link (WfNl80211  *nl,
                                 WfWifiLink *out,
                                 GError    **error);
 
+/* One nl80211 request on this handle's socket, for the library's other
+ * nl80211 readers: `cmd` with `flags` (NLM_F_DUMP or 0) and, when
+ * ifindex > 0, NL80211_ATTR_IFINDEX. Every reply goes to `cb` (a libnl
+ * NL_CB_VALID callback) with `arg`. 0 or a libnl error code (< 0). */
+struct nl_msg;
+int        wf_nl80211_transact (WfNl80211 *nl,
+                                guint8     cmd,
+                                int        flags,
+                                int        ifindex,
+                                int      (*cb) (struct nl_msg *msg, void *arg),
+                                void      *arg);
+
 const char *wf_nl80211_iftype_name (guint32 iftype);
 void        wf_nl80211_format_bssid (const guint8 *bssid, char out[18]);
 
