@@ -18,6 +18,7 @@
 #include "wlanfair-error.h"
 #include "wlanfair-number.h"
 #include "wlanfair-report.h"
+#include "wlanfair-report-socket.h"
 #include "wlanfairctl.h"
 #include "wlanfairctl-listen.h"
 
@@ -99,101 +100,9 @@ validate (Listen *l)
 static gboolean
 open_socket (Listen *l, GError **error)
 {
-  g_autoptr(GInetAddress) addr = NULL;
-  g_autoptr(GSocketAddress) sa = NULL;
-  g_autoptr(GError) v6_error = NULL;
-  gboolean dual = FALSE;
-
-  if (l->bind_arg)
-    {
-      addr = g_inet_address_new_from_string (l->bind_arg);
-      if (addr == NULL)
-        {
-          g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                       "--bind: '%s' is not an IPv4 or IPv6 address", l->bind_arg);
-          return FALSE;
-        }
-      dual = g_inet_address_get_family (addr) == G_SOCKET_FAMILY_IPV6 &&
-             g_inet_address_get_is_any (addr);
-    }
-  else
-    {
-      addr = g_inet_address_new_any (G_SOCKET_FAMILY_IPV6);
-      dual = TRUE;
-    }
-
-  l->sock = g_socket_new (g_inet_address_get_family (addr), G_SOCKET_TYPE_DATAGRAM,
-                          G_SOCKET_PROTOCOL_UDP, &v6_error);
-  if (l->sock == NULL && l->bind_arg == NULL)
-    {
-      /* IPv6 disabled on this host: IPv4 only. */
-      g_clear_object (&addr);
-      addr = g_inet_address_new_any (G_SOCKET_FAMILY_IPV4);
-      dual = FALSE;
-      l->sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
-                              G_SOCKET_PROTOCOL_UDP, error);
-    }
-  else if (l->sock == NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&v6_error));
-      return FALSE;
-    }
-  if (l->sock == NULL)
-    return FALSE;
-
-  /* One socket for both families: v4-mapped addresses on [::]. */
-  if (dual && !g_socket_set_option (l->sock, IPPROTO_IPV6, IPV6_V6ONLY, 0, error))
-    return FALSE;
-  /* Room for a burst of reports from many hosts; best effort. */
-  g_socket_set_option (l->sock, SOL_SOCKET, SO_RCVBUF, 1 << 20, NULL);
-  g_socket_set_blocking (l->sock, FALSE);
-
-  sa = g_inet_socket_address_new (addr, (guint16) l->port);
-  if (!g_socket_bind (l->sock, sa, FALSE, error))
-    return FALSE;
-  {
-    g_autofree char *a = g_inet_address_to_string (addr);
-
-    g_snprintf (l->bound, sizeof l->bound, "%s%s%s:%d%s",
-                g_inet_address_get_family (addr) == G_SOCKET_FAMILY_IPV6 ? "[" : "", a,
-                g_inet_address_get_family (addr) == G_SOCKET_FAMILY_IPV6 ? "]" : "",
-                l->port, dual ? " (IPv4+IPv6)" : "");
-  }
-  return TRUE;
-}
-
-/* "10.0.0.2:5000" or "[2001:db8::2]:5000"; v4-mapped shown as IPv4. */
-static void
-format_from (GSocketAddress *sa, char *out, gsize size)
-{
-  GInetSocketAddress *isa;
-  GInetAddress *a;
-  g_autofree char *text = NULL;
-
-  if (sa == NULL || !G_IS_INET_SOCKET_ADDRESS (sa))
-    {
-      g_strlcpy (out, "?", size);
-      return;
-    }
-  isa = G_INET_SOCKET_ADDRESS (sa);
-  a = g_inet_socket_address_get_address (isa);
-  if (g_inet_address_get_family (a) == G_SOCKET_FAMILY_IPV6)
-    {
-      const guint8 *b = g_inet_address_to_bytes (a);
-      static const guint8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-      if (memcmp (b, mapped, 12) == 0)
-        {
-          g_snprintf (out, size, "%u.%u.%u.%u:%u", b[12], b[13], b[14], b[15],
-                      g_inet_socket_address_get_port (isa));
-          return;
-        }
-      text = g_inet_address_to_string (a);
-      g_snprintf (out, size, "[%s]:%u", text, g_inet_socket_address_get_port (isa));
-      return;
-    }
-  text = g_inet_address_to_string (a);
-  g_snprintf (out, size, "%s:%u", text, g_inet_socket_address_get_port (isa));
+  l->sock = wf_report_socket_open (l->bind_arg, (guint16) l->port, l->bound,
+                                   sizeof l->bound, error);
+  return l->sock != NULL;
 }
 
 static void
@@ -341,7 +250,7 @@ on_readable (GSocket *sock, GIOCondition cond, gpointer data)
             g_debug ("receive: %s", error->message);
           break;
         }
-      format_from (sa, from, sizeof from);
+      wf_report_format_from (sa, from, sizeof from);
       handle (l, l->buf, (gsize) n, from);
     }
   return G_SOURCE_CONTINUE;
