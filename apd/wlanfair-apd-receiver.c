@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include "wlanfair-apd-receiver.h"
+
+#include <string.h>
+
+#include "wlanfair-report-socket.h"
+
+#define RECV_BATCH 64
+/* One log line per reason per this period; the rest are counted. */
+#define LOG_PERIOD_US (10 * G_USEC_PER_SEC)
+
+struct _WfApdReceiver {
+  GSocket        *sock;
+  GSource        *source;
+  GBytes         *key;
+  WfReportReplay *replay;
+  WfApdReportFunc func;
+  gpointer        user_data;
+  char            bound[80];
+  guint8         *buf;
+  guint64         accepted;
+  guint64         rejected[WF_REPORT_REJECT_N];
+  gint64          logged_at[WF_REPORT_REJECT_N];
+  guint64         suppressed[WF_REPORT_REJECT_N];
+};
+
+static void
+reject (WfApdReceiver *r, WfReportReject reason, const char *from,
+        const char *detail)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  r->rejected[reason]++;
+  if (r->logged_at[reason] && now - r->logged_at[reason] < LOG_PERIOD_US)
+    {
+      r->suppressed[reason]++;
+      return;
+    }
+  if (r->suppressed[reason])
+    g_message ("report from %s dropped (%s): %s; %" G_GUINT64_FORMAT
+               " more of this kind in the last %d s",
+               from, wf_report_reject_to_string (reason), detail,
+               r->suppressed[reason], (int) (LOG_PERIOD_US / G_USEC_PER_SEC));
+  else
+    g_message ("report from %s dropped (%s): %s", from,
+               wf_report_reject_to_string (reason), detail);
+  r->logged_at[reason] = now;
+  r->suppressed[reason] = 0;
+}
+
+void
+wf_apd_receiver_handle (WfApdReceiver *r, const guint8 *data, gsize size,
+                        GSocketAddress *sa)
+{
+  g_autoptr(GError) error = NULL;
+  WfReportReject reason = WF_REPORT_OK;
+  WfReportView *v;
+  char from[64];
+  int family = 0;
+  guint8 addr[16];
+
+  wf_report_format_from (sa, from, sizeof from);
+  if (!wf_report_from_addr (sa, &family, addr))
+    return;
+  v = wf_report_parse (data, size, r->key, &reason, &error);
+  if (!v)
+    {
+      reject (r, reason, from, error ? error->message : "?");
+      return;
+    }
+  reason = wf_report_replay_check (r->replay, v, g_get_real_time (), &error);
+  if (reason != WF_REPORT_OK)
+    {
+      reject (r, reason, from, error ? error->message : "?");
+      wf_report_view_free (v);
+      return;
+    }
+  r->accepted++;
+  r->func (v, family, addr, r->user_data);
+}
+
+static gboolean
+on_readable (GSocket *sock, GIOCondition cond, gpointer data)
+{
+  WfApdReceiver *r = data;
+
+  for (int i = 0; i < RECV_BATCH; i++)
+    {
+      g_autoptr(GSocketAddress) sa = NULL;
+      g_autoptr(GError) error = NULL;
+      /* One byte more than the limit, so that an oversized datagram is
+       * seen as such, not truncated into a valid-looking one. */
+      gssize n = g_socket_receive_from (sock, &sa, (char *) r->buf,
+                                        WF_REPORT_MAX_SIZE + 1, NULL, &error);
+      if (n < 0)
+        {
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            g_debug ("receive: %s", error->message);
+          break;
+        }
+      wf_apd_receiver_handle (r, r->buf, (gsize) n, sa);
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+WfApdReceiver *
+wf_apd_receiver_new (const char *bind_addr, guint16 port, GBytes *key,
+                     WfApdReportFunc func, gpointer user_data, GError **error)
+{
+  g_autoptr(WfApdReceiver) r = g_new0 (WfApdReceiver, 1);
+
+  r->func = func;
+  r->user_data = user_data;
+  r->key = key ? g_bytes_ref (key) : NULL;
+  r->replay = wf_report_replay_new (0, 0);
+  r->buf = g_malloc (WF_REPORT_MAX_SIZE + 1);
+  if (port == 0)
+    return g_steal_pointer (&r);   /* no socket: datagrams via _handle */
+  r->sock = wf_report_socket_open (bind_addr, port, r->bound, sizeof r->bound, error);
+  if (!r->sock)
+    return NULL;
+  r->source = g_socket_create_source (r->sock, G_IO_IN, NULL);
+  g_source_set_callback (r->source, G_SOURCE_FUNC (on_readable), r, NULL);
+  g_source_attach (r->source, NULL);
+  return g_steal_pointer (&r);
+}
+
+void
+wf_apd_receiver_free (WfApdReceiver *r)
+{
+  if (!r)
+    return;
+  if (r->source)
+    {
+      g_source_destroy (r->source);
+      g_source_unref (r->source);
+    }
+  g_clear_object (&r->sock);
+  g_clear_pointer (&r->key, g_bytes_unref);
+  g_clear_pointer (&r->replay, wf_report_replay_free);
+  g_free (r->buf);
+  g_free (r);
+}
+
+const char *
+wf_apd_receiver_bound (WfApdReceiver *r)
+{
+  return r->bound;
+}
+
+guint64
+wf_apd_receiver_accepted (WfApdReceiver *r)
+{
+  return r->accepted;
+}
+
+guint64
+wf_apd_receiver_rejected (WfApdReceiver *r, WfReportReject reason)
+{
+  return reason < WF_REPORT_REJECT_N ? r->rejected[reason] : 0;
+}

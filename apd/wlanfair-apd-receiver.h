@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The stations' reports: a UDP socket on the report port, every datagram
+ * parsed (wf_report_parse: grammar, fields, HMAC) and replay-checked
+ * like `wlanfairctl listen` does; forged, replayed and malformed ones
+ * are counted per reason and dropped, with a rate-limited log line. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "wlanfair-report.h"
+
+G_BEGIN_DECLS
+
+typedef struct _WfApdReceiver WfApdReceiver;
+
+/* A report that passed every check; `view` is the receiver's to keep
+ * (the callback takes ownership). family/addr: the datagram's source. */
+typedef void (*WfApdReportFunc) (WfReportView *view, int family,
+                                 const guint8 addr[16], gpointer user_data);
+
+/* key NULL: unsigned reports are accepted (authenticated FALSE). */
+WfApdReceiver *wf_apd_receiver_new (const char *bind_addr, guint16 port,
+                                    GBytes *key, WfApdReportFunc func,
+                                    gpointer user_data, GError **error);
+void           wf_apd_receiver_free (WfApdReceiver *r);
+const char    *wf_apd_receiver_bound (WfApdReceiver *r);
+/* Handles one datagram as if received (tests, fuzzing). */
+void           wf_apd_receiver_handle (WfApdReceiver *r, const guint8 *data,
+                                       gsize size, GSocketAddress *from);
+guint64        wf_apd_receiver_accepted (WfApdReceiver *r);
+guint64        wf_apd_receiver_rejected (WfApdReceiver *r, WfReportReject reason);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfApdReceiver, wf_apd_receiver_free)
+
+G_END_DECLS
