@@ -15,6 +15,13 @@
 
 G_BEGIN_DECLS
 
+/* Floors and ceilings every actuator keeps to (a request beyond one is
+ * clamped and logged, not refused): a station is never starved, and an
+ * added delay never grows beyond what TCP's timers tolerate. */
+#define WF_ACTUATOR_RATE_FLOOR_BPS   256000.0  /* bit/s, each direction */
+#define WF_ACTUATOR_DELAY_MAX_US     200000u   /* 200 ms */
+#define WF_ACTUATOR_WEIGHT_DEFAULT   256u      /* mac80211's airtime weight */
+
 /* What the actuator turns. */
 typedef enum {
   WF_ACTUATOR_KNOB_RATE,    /* a rate cap, bit/s */
@@ -64,9 +71,11 @@ typedef struct {
 struct _WfActuator {
   const WfActuatorOps *ops;
   char                 ifname[16];  /* the AP interface it acts on */
-  int                  ifindex;
+  int                  ifindex;     /* at wf_actuator_new (0: none then) */
   WfApdState          *state;       /* not owned */
   gpointer             priv;
+  gboolean             probed;      /* kept by the wf_actuator_* wrappers */
+  gboolean             started;
 };
 
 /* The registry: every built-in actuator, NULL-terminated. */
@@ -78,6 +87,14 @@ WfActuator *wf_actuator_new (const char *name, const char *ifname,
                              WfApdState *state, GError **error);
 void        wf_actuator_free (WfActuator *a);
 
+/* The wrappers keep the order: start only after a successful probe, set
+ * and forget only after a successful start (else an error, nothing
+ * called). start refuses while the state still holds the actuator's
+ * group (restore first); a failed start is undone at once through the
+ * actuator's restore. stop (nothing to do when not started) and a successful
+ * restore remove the actuator's group from the state. One log line per
+ * start and stop. wf_actuator_free neither stops nor restores: what was
+ * set stays recorded for the next start or `--restore`. */
 gboolean wf_actuator_probe (WfActuator *a, GError **error);
 gboolean wf_actuator_start (WfActuator *a, GError **error);
 gboolean wf_actuator_set (WfActuator *a, const WfApdStation *sta,
@@ -86,8 +103,24 @@ gboolean wf_actuator_forget (WfActuator *a, const guint8 mac[6], GError **error)
 gboolean wf_actuator_stop (WfActuator *a, GError **error);
 
 /* Restores what every actuator's group in `state` records (start-up after
- * a crash, `--restore`). Goes on after a failure, returns the first. */
+ * a crash, `--restore`). Goes on after a failure, returns the first.
+ * Removes each group restored and saves the state. */
 gboolean wf_actuator_restore_all (WfApdState *state, GError **error);
+
+/* For the actuators. The group of `name` on `ifname`: "<name>:<ifname>". */
+char    *wf_actuator_group (const char *name, const char *ifname);
+/* Sets (value NULL: removes) a key of a's group and saves the state:
+ * call it BEFORE the change it describes. */
+gboolean wf_actuator_record (WfActuator *a, const char *key, const char *value,
+                             GError **error);
+/* "aa:bb:cc:dd:ee:ff" (buf of 18). */
+const char *wf_actuator_mac_str (const guint8 mac[6], char buf[18]);
+
+/* The built-in actuators (wlanfair-actuator-<name>.c). */
+extern const WfActuatorOps wf_actuator_rate;
+extern const WfActuatorOps wf_actuator_delay;
+extern const WfActuatorOps wf_actuator_airtime;
+extern const WfActuatorOps wf_actuator_fake;
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfActuator, wf_actuator_free)
 
