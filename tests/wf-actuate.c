@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Drives one actuator of libapd for the integration tests:
+ *
+ *   wf-actuate --iface IF --state FILE --actuator NAME [--stdin] COMMAND...
+ *
+ * COMMANDs run in order: probe; start (probe, then start); set MAC DOWN UP
+ * (bit/s, 0: no cap); delay MAC US; weight MAC W; unset MAC (no limit);
+ * forget MAC; stop; restore (everything FILE records, no instance);
+ * crash (exits at once, nothing undone). With --stdin, then one command
+ * per line, each answered "ok" or "error: ..." on stdout; end of input
+ * exits without stopping (what was set stays, as after a crash). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wlanfair-actuator.h"
+#include "wlanfair-error.h"
+
+typedef struct {
+  const char *ifname;
+  const char *name;
+  WfApdState *state;
+  WfActuator *a;
+} Ctx;
+
+static gboolean
+parse_mac (const char *text, WfApdStation *sta, GError **error)
+{
+  memset (sta, 0, sizeof *sta);
+  if (!text || sscanf (text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &sta->mac[0], &sta->mac[1],
+                       &sta->mac[2], &sta->mac[3], &sta->mac[4], &sta->mac[5]) != 6)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "'%s' is not a MAC address",
+                   text ? text : "");
+      return FALSE;
+    }
+  wf_actuator_mac_str (sta->mac, sta->mac_str);
+  sta->tx_mcs = -1;
+  sta->weight = 1;
+  return TRUE;
+}
+
+static gboolean
+number (const char *text, double *out, GError **error)
+{
+  char *end = NULL;
+
+  if (!text || !*text || (*out = g_ascii_strtod (text, &end), *end) || !(*out >= 0))
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "'%s' is not a number >= 0",
+                   text ? text : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+need_instance (Ctx *c, GError **error)
+{
+  if (c->a)
+    return TRUE;
+  if (!c->ifname || !c->name)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "--iface and --actuator are needed");
+      return FALSE;
+    }
+  c->a = wf_actuator_new (c->name, c->ifname, c->state, error);
+  return c->a != NULL;
+}
+
+/* Runs argv[0] with its arguments; *used: how many words it took. */
+static gboolean
+run (Ctx *c, char **argv, int argc, int *used, GError **error)
+{
+  const char *cmd = argv[0];
+  WfActuatorSetting s = { 0 };
+  WfApdStation sta;
+  double v[2];
+
+  *used = 1;
+  if (g_str_equal (cmd, "crash"))
+    _exit (3);
+  if (g_str_equal (cmd, "restore"))
+    return wf_actuator_restore_all (c->state, error);
+  if (!need_instance (c, error))
+    return FALSE;
+  if (g_str_equal (cmd, "probe"))
+    return wf_actuator_probe (c->a, error);
+  if (g_str_equal (cmd, "start"))
+    return wf_actuator_probe (c->a, error) && wf_actuator_start (c->a, error);
+  if (g_str_equal (cmd, "stop"))
+    return wf_actuator_stop (c->a, error);
+
+  if (g_str_equal (cmd, "set") || g_str_equal (cmd, "delay") || g_str_equal (cmd, "weight") ||
+      g_str_equal (cmd, "unset") || g_str_equal (cmd, "forget"))
+    {
+      int want = g_str_equal (cmd, "set") ? 4 : g_str_equal (cmd, "delay") ||
+                 g_str_equal (cmd, "weight") ? 3 : 2;
+
+      if (argc < want)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s: %d arguments expected", cmd,
+                       want - 1);
+          return FALSE;
+        }
+      *used = want;
+      if (!parse_mac (argv[1], &sta, error))
+        return FALSE;
+      if (g_str_equal (cmd, "forget"))
+        return wf_actuator_forget (c->a, sta.mac, error);
+      s.limited = !g_str_equal (cmd, "unset");
+      s.weight = WF_ACTUATOR_WEIGHT_DEFAULT;
+      if (g_str_equal (cmd, "set"))
+        {
+          if (!number (argv[2], &v[0], error) || !number (argv[3], &v[1], error))
+            return FALSE;
+          s.rate_down_bps = v[0];
+          s.rate_up_bps = v[1];
+        }
+      else if (want == 3)
+        {
+          if (!number (argv[2], &v[0], error) || v[0] > G_MAXUINT32)
+            return FALSE;
+          if (g_str_equal (cmd, "delay"))
+            s.delay_us = (guint32) v[0];
+          else
+            s.weight = (guint16) MIN (v[0], 65535);
+        }
+      return wf_actuator_set (c->a, &sta, &s, error);
+    }
+  g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "unknown command '%s'", cmd);
+  return FALSE;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *ifname = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *state_path = NULL;
+  gboolean from_stdin = FALSE;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GOptionContext) oc = g_option_context_new ("COMMAND...");
+  GOptionEntry entries[] = {
+    { "iface", 0, 0, G_OPTION_ARG_STRING, &ifname, "AP interface", "IF" },
+    { "state", 0, 0, G_OPTION_ARG_FILENAME, &state_path, "record of changes", "FILE" },
+    { "actuator", 0, 0, G_OPTION_ARG_STRING, &name, "rate, delay, airtime, fake", "NAME" },
+    { "stdin", 0, 0, G_OPTION_ARG_NONE, &from_stdin, "then commands from stdin", NULL },
+    { NULL },
+  };
+  g_autoptr(WfApdState) state = NULL;
+  Ctx c = { 0 };
+  char line[512];
+
+  g_option_context_add_main_entries (oc, entries, NULL);
+  if (!g_option_context_parse (oc, &argc, &argv, &error) || !state_path)
+    {
+      fprintf (stderr, "wf-actuate: %s\n", error ? error->message : "--state is needed");
+      return 2;
+    }
+  if (!(state = wf_apd_state_open (state_path, &error)))
+    {
+      fprintf (stderr, "wf-actuate: %s\n", error->message);
+      return 1;
+    }
+  c.ifname = ifname;
+  c.name = name;
+  c.state = state;
+  for (int k = 1; k < argc;)
+    {
+      int used;
+
+      if (!run (&c, argv + k, argc - k, &used, &error))
+        {
+          fprintf (stderr, "wf-actuate: %s\n", error->message);
+          wf_actuator_free (c.a);
+          return 1;
+        }
+      k += used;
+    }
+  if (from_stdin)
+    {
+      setvbuf (stdout, NULL, _IOLBF, 0);
+      while (fgets (line, sizeof line, stdin))
+        {
+          g_auto(GStrv) words = g_strsplit_set (g_strstrip (line), " \t", -1);
+          int n = (int) g_strv_length (words), used;
+
+          if (n == 0 || !*words[0])
+            continue;
+          if (run (&c, words, n, &used, &error))
+            printf ("ok\n");
+          else
+            {
+              printf ("error: %s\n", error->message);
+              g_clear_error (&error);
+            }
+        }
+    }
+  wf_actuator_free (c.a);
+  return 0;
+}
