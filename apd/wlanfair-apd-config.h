@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* /etc/wlanfair/apd.conf [apd] and the options that mirror it. */
+#pragma once
+
+#include <glib.h>
+
+#include "wlanfair-apd-controller.h"
+
+G_BEGIN_DECLS
+
+#define WF_APD_DEFAULT_CONFIG SYSCONFDIR "/wlanfair/apd.conf"
+#define WF_APD_DEFAULT_STATUS "/run/wlanfair-apd/status.json"
+#define WF_APD_MAX_WEIGHTS 256
+
+typedef enum {
+  WF_APD_SOURCE_NL80211,      /* a real AP: nl80211 station dump + events */
+  WF_APD_SOURCE_BRIDGE_PORTS, /* one station per bridge port (emulations) */
+} WfApdSource;
+
+typedef struct {
+  guint8 mac[6];
+  double weight;
+} WfApdWeight;
+
+typedef struct {
+  char       *interface;       /* the AP interface (required) */
+  WfApdSource source;
+  char       *controller;      /* "share" */
+  char       *actuator;        /* "rate"; "none": observe only */
+  WfApdControlParams control;  /* objective, directions, target, floors */
+  char       *key_file;        /* NULL: no key: observe only ... */
+  gboolean    insecure_unsigned; /* ... unless this is set */
+  char       *bind;            /* NULL: any address */
+  guint16     port;
+  GArray     *weights;         /* WfApdWeight */
+  double      tolerance;       /* report vs AP counters, relative */
+  double      report_stale_s;  /* a report older than this is not used */
+  double      feed_timeout_s;  /* no fresh data this long: lift every limit */
+  char       *status_path;     /* "": none */
+  char       *state_path;
+  char       *textfile_dir;    /* NULL: the default, if it exists; "": none */
+  gboolean    textfile_dir_explicit;
+} WfApdConfig;
+
+void     wf_apd_config_init (WfApdConfig *config);
+void     wf_apd_config_clear (WfApdConfig *config);
+/* Every key known, every value valid, or an error naming them. */
+gboolean wf_apd_config_load (WfApdConfig *config, const char *path,
+                             gboolean must_exist, GError **error);
+gboolean wf_apd_config_set (WfApdConfig *config, const char *key,
+                            const char *value, GError **error);
+/* The combination makes sense (interface set, the controller drives the
+ * actuator's knob...); called once everything is set. */
+gboolean wf_apd_config_check (WfApdConfig *config, GError **error);
+/* The configured weight of a station, 1 when none. */
+double   wf_apd_config_weight (const WfApdConfig *config, const guint8 mac[6]);
+gboolean wf_apd_parse_mac (const char *text, guint8 mac[6]);
+
+G_END_DECLS

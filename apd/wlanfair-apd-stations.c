@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include "wlanfair-apd-stations.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* A report may claim a little more than the AP counted: the two measure
+ * over intervals that do not line up. */
+#define REPORT_SLACK_BPS 500e3
+
+typedef struct {
+  WfApdStation  s;
+  gboolean      seen;          /* in the current dump */
+  gboolean      has_counters;
+  guint64       tx_bytes, rx_bytes;
+  gint64        counters_at;
+  gboolean      has_rate;
+  WfReportView *report;        /* the latest, NULL: none */
+  gint64        report_at;
+  gboolean      was_trusted;   /* for one log line per change */
+} Entry;
+
+struct _WfApdStations {
+  const WfApdConfig *config;
+  GHashTable        *by_mac;   /* mac_str -> Entry */
+  GHashTable        *unmatched_logged; /* host id set */
+  guint64            untrusted;
+  gint64             last_feed;
+};
+
+static void
+entry_free (gpointer p)
+{
+  Entry *e = p;
+
+  wf_report_view_free (e->report);
+  g_free (e);
+}
+
+WfApdStations *
+wf_apd_stations_new (const WfApdConfig *config)
+{
+  WfApdStations *t = g_new0 (WfApdStations, 1);
+
+  t->config = config;
+  t->by_mac = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
+  t->unmatched_logged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return t;
+}
+
+void
+wf_apd_stations_free (WfApdStations *t)
+{
+  if (!t)
+    return;
+  g_hash_table_unref (t->by_mac);
+  g_hash_table_unref (t->unmatched_logged);
+  g_free (t);
+}
+
+static void
+format_mac (const guint8 *m, char out[18])
+{
+  g_snprintf (out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+void
+wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint n,
+                           gint64 now_us, GPtrArray *left)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&it, t->by_mac);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    ((Entry *) value)->seen = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const WfApdApEntry *a = &entries[i];
+      char mac[18];
+      Entry *e;
+
+      format_mac (a->mac, mac);
+      e = g_hash_table_lookup (t->by_mac, mac);
+      if (!e)
+        {
+          e = g_new0 (Entry, 1);
+          memcpy (e->s.mac, a->mac, 6);
+          g_strlcpy (e->s.mac_str, mac, sizeof e->s.mac_str);
+          e->was_trusted = TRUE;
+          g_hash_table_insert (t->by_mac, g_strdup (mac), e);
+          g_message ("station %s associated", mac);
+        }
+      e->seen = TRUE;
+      e->s.ifindex = a->ifindex;
+      e->s.has_signal = a->has_signal;
+      e->s.signal_dbm = a->signal_dbm;
+      e->s.has_tx_bitrate = a->has_tx_bitrate;
+      e->s.tx_bitrate_kbps = a->tx_bitrate_kbps;
+      e->s.has_rx_bitrate = a->has_rx_bitrate;
+      e->s.rx_bitrate_kbps = a->rx_bitrate_kbps;
+      e->s.tx_mcs = a->tx_mcs;
+      /* Airtime per bit from the PHY rate each way: relative costs are
+       * what the controller needs. */
+      e->s.cost_down_s_per_bit = a->has_tx_bitrate && a->tx_bitrate_kbps
+                                 ? 1.0 / (a->tx_bitrate_kbps * 1e3) : 0;
+      e->s.cost_up_s_per_bit = a->has_rx_bitrate && a->rx_bitrate_kbps
+                               ? 1.0 / (a->rx_bitrate_kbps * 1e3) : 0;
+
+      if (e->has_counters && now_us > e->counters_at &&
+          a->tx_bytes >= e->tx_bytes && a->rx_bytes >= e->rx_bytes)
+        {
+          double dt = (now_us - e->counters_at) / 1e6;
+          e->s.ap_down_bps = (a->tx_bytes - e->tx_bytes) * 8.0 / dt;
+          e->s.ap_up_bps = (a->rx_bytes - e->rx_bytes) * 8.0 / dt;
+          e->has_rate = TRUE;
+          if (e->s.ap_down_bps + e->s.ap_up_bps > 0)
+            t->last_feed = now_us;
+        }
+      else
+        /* First dump, or the counters went back (a re-association):
+         * no rate this round. */
+        e->has_rate = FALSE;
+      e->has_counters = TRUE;
+      e->tx_bytes = a->tx_bytes;
+      e->rx_bytes = a->rx_bytes;
+      e->counters_at = now_us;
+    }
+
+  g_hash_table_iter_init (&it, t->by_mac);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (!((Entry *) value)->seen)
+      {
+        g_message ("station %s left", (const char *) key);
+        if (left)
+          g_ptr_array_add (left, g_bytes_new (((Entry *) value)->s.mac, 6));
+        g_hash_table_iter_remove (&it);
+      }
+}
+
+void
+wf_apd_stations_update_neigh (WfApdStations *t, GArray *neighs)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&it, t->by_mac);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      Entry *e = value;
+      e->s.n_addrs = 0;
+      for (guint i = 0; i < neighs->len && e->s.n_addrs < WF_APD_MAX_ADDRS; i++)
+        {
+          const WfNeigh *n = &g_array_index (neighs, WfNeigh, i);
+          if (memcmp (n->mac, e->s.mac, 6) != 0)
+            continue;
+          e->s.addrs[e->s.n_addrs].family = n->family;
+          memcpy (e->s.addrs[e->s.n_addrs].addr, n->addr, 16);
+          e->s.n_addrs++;
+        }
+    }
+}
+
+static Entry *
+entry_by_addr (WfApdStations *t, int family, const guint8 addr[16])
+{
+  GHashTableIter it;
+  gpointer key, value;
+  gsize len = family == AF_INET ? 4 : 16;
+
+  g_hash_table_iter_init (&it, t->by_mac);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      Entry *e = value;
+      for (guint i = 0; i < e->s.n_addrs; i++)
+        if (e->s.addrs[i].family == family && memcmp (e->s.addrs[i].addr, addr, len) == 0)
+          return e;
+    }
+  return NULL;
+}
+
+gboolean
+wf_apd_stations_add_report (WfApdStations *t, WfReportView *view, int family,
+                            const guint8 addr[16], gint64 now_us)
+{
+  Entry *e = entry_by_addr (t, family, addr);
+
+  if (!e)
+    {
+      if (!g_hash_table_contains (t->unmatched_logged, view->host))
+        {
+          g_message ("report of host %s%s%s comes from an address of no associated "
+                     "station: not used", view->host, view->hostname ? " " : "",
+                     view->hostname ? view->hostname : "");
+          g_hash_table_add (t->unmatched_logged, g_strdup (view->host));
+        }
+      wf_report_view_free (view);
+      return FALSE;
+    }
+  g_hash_table_remove (t->unmatched_logged, view->host);
+  wf_report_view_free (e->report);
+  e->report = view;
+  e->report_at = now_us;
+  g_strlcpy (e->s.hostname, view->hostname ? view->hostname : "", sizeof e->s.hostname);
+  t->last_feed = now_us;
+  return TRUE;
+}
+
+/* What the report says beyond goodput: RTT (goodput-weighted) and
+ * whether every busy flow is application-limited. */
+static void
+report_flows (const WfReportView *v, double idle_bps, WfApdStation *s)
+{
+  JsonArray *flows;
+  double w_sum = 0, rtt_sum = 0;
+  guint busy = 0, limited = 0;
+
+  s->has_rtt = FALSE;
+  s->app_limited = FALSE;
+  if (!v->body || !json_object_has_member (v->body, "flows"))
+    return;
+  flows = json_object_get_array_member (v->body, "flows");
+  for (guint i = 0; flows && i < json_array_get_length (flows); i++)
+    {
+      JsonObject *f = json_array_get_object_element (flows, i);
+      double g = 0;
+
+      if (!f)
+        continue;
+      if (json_object_has_member (f, "goodput_tx_bps"))
+        g += json_object_get_double_member (f, "goodput_tx_bps");
+      if (json_object_has_member (f, "goodput_rx_bps"))
+        g += json_object_get_double_member (f, "goodput_rx_bps");
+      if (g < idle_bps)
+        continue;
+      busy++;
+      if (json_object_has_member (f, "app_limited") &&
+          json_object_get_boolean_member (f, "app_limited"))
+        limited++;
+      if (json_object_has_member (f, "rtt_us"))
+        {
+          rtt_sum += g * json_object_get_int_member (f, "rtt_us") / 1e6;
+          w_sum += g;
+        }
+    }
+  if (w_sum > 0)
+    {
+      s->has_rtt = TRUE;
+      s->rtt_s = rtt_sum / w_sum;
+    }
+  s->app_limited = busy > 0 && limited == busy;
+}
+
+void
+wf_apd_stations_snapshot (WfApdStations *t, gint64 now_us, GArray *out)
+{
+  const WfApdConfig *c = t->config;
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_array_set_size (out, 0);
+  g_hash_table_iter_init (&it, t->by_mac);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      Entry *e = value;
+      WfApdStation *s = &e->s;
+      double rx = 0, tx = 0;
+
+      if (!e->has_rate)
+        continue;
+      s->weight = wf_apd_config_weight (c, s->mac);
+      s->reporting = e->report && now_us - e->report_at <= (gint64) (c->report_stale_s * G_USEC_PER_SEC);
+      s->trusted = FALSE;
+      s->rep_down_bps = s->rep_up_bps = 0;
+      if (s->reporting && wf_report_view_goodput (e->report, &rx, &tx))
+        {
+          s->rep_down_bps = rx;
+          s->rep_up_bps = tx;
+          /* Goodput is payload: it can be below what the AP carried (headers,
+           * UDP) but not above it. */
+          s->trusted = rx <= s->ap_down_bps * (1 + c->tolerance) + REPORT_SLACK_BPS &&
+                       tx <= s->ap_up_bps * (1 + c->tolerance) + REPORT_SLACK_BPS;
+          if (!s->trusted)
+            t->untrusted++;
+          if (s->trusted != e->was_trusted)
+            g_message ("station %s%s%s: its report %s (reported %.1f/%.1f Mbit/s down/up, "
+                       "the AP carried %.1f/%.1f)", s->mac_str, s->hostname[0] ? " " : "",
+                       s->hostname, s->trusted ? "agrees with the AP again"
+                                               : "claims more than the AP carried: not used for control",
+                       rx / 1e6, tx / 1e6, s->ap_down_bps / 1e6, s->ap_up_bps / 1e6);
+          e->was_trusted = s->trusted;
+          report_flows (e->report, c->control.idle_bps, s);
+        }
+      if (s->trusted)
+        {
+          s->down_bps = s->rep_down_bps;
+          s->up_bps = s->rep_up_bps;
+        }
+      else
+        {
+          s->down_bps = s->ap_down_bps;
+          s->up_bps = s->ap_up_bps;
+          s->app_limited = FALSE;
+          s->has_rtt = FALSE;
+        }
+      g_array_append_val (out, *s);
+    }
+}
+
+guint
+wf_apd_stations_count (WfApdStations *t)
+{
+  return g_hash_table_size (t->by_mac);
+}
+
+guint64
+wf_apd_stations_untrusted (WfApdStations *t)
+{
+  return t->untrusted;
+}
+
+gint64
+wf_apd_stations_last_feed (WfApdStations *t)
+{
+  return t->last_feed;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* apd.conf: defaults, every key, bad values named, combinations. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "wlanfair-apd-config.h"
+#include "wlanfair-error.h"
+
+static char *
+write_conf (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = NULL;
+  int fd = g_file_open_tmp ("apd-XXXXXX.conf", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+static void
+test_defaults (void)
+{
+  WfApdConfig c;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_config_init (&c);
+  g_assert_cmpstr (c.controller, ==, "share");
+  g_assert_cmpstr (c.actuator, ==, "rate");
+  g_assert_cmpint (c.port, ==, 7455);
+  g_assert_null (c.key_file);
+  g_assert_false (c.insecure_unsigned);
+  g_assert_cmpfloat (c.control.target_jain, ==, 0.97);
+  /* No interface: refused with the fix. */
+  g_assert_false (wf_apd_config_check (&c, &error));
+  g_assert_nonnull (strstr (error->message, "interface="));
+  wf_apd_config_clear (&c);
+}
+
+static void
+test_file (void)
+{
+  g_autofree char *path = write_conf (
+      "[apd]\n"
+      "interface=wlan0\n"
+      "controller=pi\n"
+      "actuator=delay\n"
+      "objective=airtime\n"
+      "directions=up\n"
+      "key=/etc/wlanfair/apd.key\n"
+      "weights=02:00:00:00:00:01=2, 02:00:00:00:00:02=0.5\n"
+      "floor=2M\n"
+      "max-delay=150\n"
+      "port=7456\n"
+      "bind=::\n"
+      "textfile-dir=none\n");
+  WfApdConfig c;
+  g_autoptr(GError) error = NULL;
+  guint8 mac[6] = { 2, 0, 0, 0, 0, 2 }, other[6] = { 2, 0, 0, 0, 0, 3 };
+
+  wf_apd_config_init (&c);
+  g_assert_true (wf_apd_config_load (&c, path, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_true (wf_apd_config_check (&c, &error));
+  g_assert_cmpstr (c.interface, ==, "wlan0");
+  g_assert_cmpstr (c.controller, ==, "pi");
+  g_assert_cmpint (c.control.knob, ==, WF_ACTUATOR_KNOB_DELAY);
+  g_assert_cmpint (c.control.objective, ==, WF_APD_OBJECTIVE_AIRTIME);
+  g_assert_cmpint (c.control.directions, ==, WF_APD_DIR_UP);
+  g_assert_cmpfloat (c.control.floor_bps, ==, 2e6);
+  g_assert_cmpuint (c.control.max_delay_us, ==, 150000);
+  g_assert_cmpint (c.port, ==, 7456);
+  g_assert_cmpstr (c.textfile_dir, ==, "");
+  g_assert_cmpfloat (wf_apd_config_weight (&c, mac), ==, 0.5);
+  g_assert_cmpfloat (wf_apd_config_weight (&c, other), ==, 1.0);
+  wf_apd_config_clear (&c);
+  g_unlink (path);
+}
+
+static void
+test_bad_values (void)
+{
+  static const struct { const char *key, *value, *says; } bad[] = {
+    { "interface", "", "interface" },
+    { "interface", "a-very-long-interface-name", "interface" },
+    { "stations-from", "hostapd", "nl80211 or bridge-ports" },
+    { "controller", "pid", "share or pi" },
+    { "actuator", "netem", "none, rate" },
+    { "objective", "fair", "throughput or airtime" },
+    { "directions", "sideways", "both, down or up" },
+    { "insecure-unsigned", "maybe", "yes or no" },
+    { "bind", "wlan0", "IPv4 or IPv6" },
+    { "port", "0", "1 to 65535" },
+    { "port", "70000", "1 to 65535" },
+    { "weights", "02:00:00:00:00:01", "MAC=WEIGHT" },
+    { "weights", "02:00:00:00:0:01=2", "MAC address" },
+    { "weights", "02:00:00:00:00:01=0", "0.01 to 100" },
+    { "weights", "02:00:00:00:00:01=1,02:00:00:00:00:01=2", "twice" },
+    { "target-jain", "1.5", "0.5 to 1" },
+    { "floor", "1k", "64k to 10G" },
+    { "max-delay", "-3", "1 to 1000" },
+    { "feed-timeout", "1", "2 to 600" },
+    { "state", "relative", "absolute" },
+    { "colour", "blue", "unknown setting" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      WfApdConfig c;
+      g_autoptr(GError) error = NULL;
+
+      wf_apd_config_init (&c);
+      g_assert_false (wf_apd_config_set (&c, bad[i].key, bad[i].value, &error));
+      g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+      if (!strstr (error->message, bad[i].says))
+        g_error ("%s=%s: '%s' does not say '%s'", bad[i].key, bad[i].value,
+                 error->message, bad[i].says);
+      wf_apd_config_clear (&c);
+    }
+}
+
+/* The file's errors name the file; unknown keys are not ignored. */
+static void
+test_file_errors (void)
+{
+  g_autofree char *path = write_conf ("[apd]\ninterface=wlan0\nfloor=fast\n");
+  g_autofree char *path2 = write_conf ("[apd]\ninterface=wlan0\nkye=/x\n");
+  WfApdConfig c;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_config_init (&c);
+  g_assert_false (wf_apd_config_load (&c, path, TRUE, &error));
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, "floor 'fast'"));
+  g_clear_error (&error);
+  g_assert_false (wf_apd_config_load (&c, path2, TRUE, &error));
+  g_assert_nonnull (strstr (error->message, "kye"));
+  wf_apd_config_clear (&c);
+  g_unlink (path);
+  g_unlink (path2);
+}
+
+/* pi drives delay only: with the rate actuator the check says so. */
+static void
+test_combination (void)
+{
+  WfApdConfig c;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_config_init (&c);
+  g_assert_true (wf_apd_config_set (&c, "interface", "wlan0", NULL));
+  g_assert_true (wf_apd_config_set (&c, "controller", "pi", NULL));
+  g_assert_false (wf_apd_config_check (&c, &error));
+  g_assert_nonnull (strstr (error->message, "delay"));
+  g_assert_nonnull (strstr (error->message, "actuator rate"));
+  wf_apd_config_clear (&c);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/apd/config/defaults", test_defaults);
+  g_test_add_func ("/apd/config/file", test_file);
+  g_test_add_func ("/apd/config/bad-values", test_bad_values);
+  g_test_add_func ("/apd/config/file-errors", test_file_errors);
+  g_test_add_func ("/apd/config/combination", test_combination);
+  return g_test_run ();
+}

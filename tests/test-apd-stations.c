@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The station table: rates from the AP's counters, arrivals and
+ * departures, reports matched by address, a lying report, staleness. */
+#include "config.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+#include "wlanfair-apd-stations.h"
+
+#define S (G_USEC_PER_SEC)
+
+static const guint8 mac_a[6] = { 2, 0, 0, 0, 0, 0xa };
+static const guint8 mac_b[6] = { 2, 0, 0, 0, 0, 0xb };
+
+static WfApdApEntry
+entry (const guint8 mac[6], guint64 tx, guint64 rx)
+{
+  WfApdApEntry e = { .ifindex = 3, .has_signal = TRUE, .signal_dbm = -50,
+                     .has_tx_bitrate = TRUE, .tx_bitrate_kbps = 54000,
+                     .has_rx_bitrate = TRUE, .rx_bitrate_kbps = 24000,
+                     .tx_mcs = -1, .tx_bytes = tx, .rx_bytes = rx };
+  memcpy (e.mac, mac, 6);
+  return e;
+}
+
+/* A report of a host whose Wi-Fi interface has this goodput, with one
+ * flow (rtt, app-limited or not). */
+static WfReportView *
+report (const char *host, double rx_bps, double tx_bps, gint64 rtt_us, gboolean app_limited)
+{
+  g_autoptr(JsonObject) body = json_object_new ();
+  JsonArray *ifaces = json_array_new ();
+  JsonArray *flows = json_array_new ();
+  JsonObject *i = json_object_new (), *f = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  WfReportReject reason;
+
+  json_object_set_string_member (i, "name", "wlan0");
+  json_object_set_boolean_member (i, "wifi", TRUE);
+  json_object_set_double_member (i, "goodput_rx_bps", rx_bps);
+  json_object_set_double_member (i, "goodput_tx_bps", tx_bps);
+  json_array_add_object_element (ifaces, i);
+  json_object_set_string_member (f, "src", "10.1.0.10:40000");
+  json_object_set_string_member (f, "dst", "10.0.0.1:5201");
+  json_object_set_double_member (f, "goodput_rx_bps", rx_bps);
+  json_object_set_double_member (f, "goodput_tx_bps", tx_bps);
+  json_object_set_int_member (f, "rtt_us", rtt_us);
+  json_object_set_boolean_member (f, "app_limited", app_limited);
+  json_array_add_object_element (flows, f);
+  json_object_set_array_member (body, "interfaces", ifaces);
+  json_object_set_array_member (body, "flows", flows);
+
+  WfReportSender *s = wf_report_sender_new (host, NULL);
+  wf_report_sender_set_hostname (s, "laptop");
+  g_autoptr(GBytes) b = wf_report_sender_seal (s, body, 1.0, &error);
+  g_assert_no_error (error);
+  wf_report_sender_free (s);
+  gsize n;
+  const guint8 *d = g_bytes_get_data (b, &n);
+  WfReportView *v = wf_report_parse (d, n, NULL, &reason, &error);
+  g_assert_no_error (error);
+  return v;
+}
+
+static void
+neigh (WfApdStations *t)
+{
+  g_autoptr(GArray) n = g_array_new (FALSE, TRUE, sizeof (WfNeigh));
+  WfNeigh a = { .ifindex = 3, .family = AF_INET, .addr = { 10, 1, 0, 10 }, .state = 2 };
+  WfNeigh b = { .ifindex = 3, .family = AF_INET, .addr = { 10, 1, 0, 11 }, .state = 2 };
+
+  memcpy (a.mac, mac_a, 6);
+  memcpy (b.mac, mac_b, 6);
+  g_array_append_val (n, a);
+  g_array_append_val (n, b);
+  wf_apd_stations_update_neigh (t, n);
+}
+
+static void
+test_rates (void)
+{
+  WfApdConfig c;
+  wf_apd_config_init (&c);
+  g_autoptr(WfApdStations) t = wf_apd_stations_new (&c);
+  g_autoptr(GArray) snap = g_array_new (FALSE, TRUE, sizeof (WfApdStation));
+  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  WfApdApEntry d1[] = { entry (mac_a, 1000, 500), entry (mac_b, 0, 0) };
+  WfApdApEntry d2[] = { entry (mac_a, 1000 + 1250000, 500 + 62500), entry (mac_b, 125000, 0) };
+  WfApdApEntry d3[] = { entry (mac_a, 10, 10) };
+
+  wf_apd_stations_update_ap (t, d1, 2, 10 * S, left);
+  wf_apd_stations_snapshot (t, 10 * S, snap);
+  /* One dump: no rate yet, nobody in the controller's input. */
+  g_assert_cmpuint (snap->len, ==, 0);
+
+  wf_apd_stations_update_ap (t, d2, 2, 11 * S, left);
+  wf_apd_stations_snapshot (t, 11 * S, snap);
+  g_assert_cmpuint (snap->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      WfApdStation *s = &g_array_index (snap, WfApdStation, i);
+      if (memcmp (s->mac, mac_a, 6) == 0)
+        {
+          g_assert_cmpfloat (s->down_bps, ==, 10e6);
+          g_assert_cmpfloat (s->up_bps, ==, 0.5e6);
+          g_assert_cmpfloat (s->cost_down_s_per_bit, ==, 1.0 / 54e6);
+          g_assert_false (s->reporting);
+        }
+      else
+        g_assert_cmpfloat (s->down_bps, ==, 1e6);
+    }
+
+  /* b leaves; a's counters went back (re-association): no rate. */
+  wf_apd_stations_update_ap (t, d3, 1, 12 * S, left);
+  g_assert_cmpuint (left->len, ==, 1);
+  g_assert_cmpmem (g_bytes_get_data (left->pdata[0], NULL), 6, mac_b, 6);
+  wf_apd_stations_snapshot (t, 12 * S, snap);
+  g_assert_cmpuint (snap->len, ==, 0);
+  g_assert_cmpuint (wf_apd_stations_count (t), ==, 1);
+  wf_apd_config_clear (&c);
+}
+
+static void
+test_reports (void)
+{
+  WfApdConfig c;
+  wf_apd_config_init (&c);
+  g_autoptr(WfApdStations) t = wf_apd_stations_new (&c);
+  g_autoptr(GArray) snap = g_array_new (FALSE, TRUE, sizeof (WfApdStation));
+  /* a carried 10 Mbit/s down, b 10 Mbit/s down. */
+  WfApdApEntry d1[] = { entry (mac_a, 0, 0), entry (mac_b, 0, 0) };
+  WfApdApEntry d2[] = { entry (mac_a, 1250000, 30000), entry (mac_b, 1250000, 30000) };
+  guint8 ip_a[16] = { 10, 1, 0, 10 }, ip_b[16] = { 10, 1, 0, 11 }, ip_x[16] = { 10, 1, 0, 99 };
+
+  wf_apd_stations_update_ap (t, d1, 2, 0, NULL);
+  wf_apd_stations_update_ap (t, d2, 2, 1 * S, NULL);
+  neigh (t);
+
+  /* a reports 9.5 Mbit/s goodput, app-limited, 30 ms; b claims 40. */
+  g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000a",
+                                                        9.5e6, 0.1e6, 30000, TRUE),
+                                             AF_INET, ip_a, 1 * S));
+  g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000b",
+                                                        40e6, 0.1e6, 5000, FALSE),
+                                             AF_INET, ip_b, 1 * S));
+  /* From an address of no station: not used. */
+  g_assert_false (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000c",
+                                                         1e6, 0, 1000, FALSE),
+                                              AF_INET, ip_x, 1 * S));
+
+  wf_apd_stations_snapshot (t, 1 * S + 1, snap);
+  g_assert_cmpuint (snap->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      WfApdStation *s = &g_array_index (snap, WfApdStation, i);
+      g_assert_true (s->reporting);
+      g_assert_cmpstr (s->hostname, ==, "laptop");
+      if (memcmp (s->mac, mac_a, 6) == 0)
+        {
+          g_assert_true (s->trusted);
+          g_assert_cmpfloat (s->down_bps, ==, 9.5e6);
+          g_assert_true (s->app_limited);
+          g_assert_true (s->has_rtt);
+          g_assert_cmpfloat_with_epsilon (s->rtt_s, 0.03, 1e-9);
+        }
+      else
+        {
+          /* The lie: the AP's own counters count instead. */
+          g_assert_false (s->trusted);
+          g_assert_cmpfloat (s->down_bps, ==, 10e6);
+          g_assert_false (s->app_limited);
+        }
+    }
+  g_assert_cmpuint (wf_apd_stations_untrusted (t), ==, 1);
+
+  /* Past report-stale (3 s), a report no longer counts. */
+  wf_apd_stations_snapshot (t, 5 * S, snap);
+  for (guint i = 0; i < snap->len; i++)
+    g_assert_false (g_array_index (snap, WfApdStation, i).reporting);
+  wf_apd_config_clear (&c);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/apd/stations/rates", test_rates);
+  g_test_add_func ("/apd/stations/reports", test_reports);
+  return g_test_run ();
+}
