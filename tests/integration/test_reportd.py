@@ -244,8 +244,10 @@ class ReportdTest(unittest.TestCase):
         flow = flow[0]
         self.assertEqual(flow["iface"], net.cdev)
         self.assertEqual(flow["state"], "established")
-        for key in ("cc", "cwnd", "rtt_us", "rttvar_us", "total_retrans", "delivery_rate_bps"):
+        for key in ("cc", "cwnd", "rtt_us", "rttvar_us", "total_retrans", "delivery_rate_bps",
+                    "app_limited"):
             self.assertIn(key, flow)
+        self.assertIsInstance(flow["app_limited"], bool)
 
         print("iperf3 %.3f Mbit/s (intervals 2-13 s), reporter window %.2f s: flow goodput "
               "%.3f, interface goodput %.3f, interface tx %.3f Mbit/s (%.0f pkt/s), shaper %d"
