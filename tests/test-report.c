@@ -873,6 +873,17 @@ test_parse_absurd (void)
     { "\"flows\":[{\"goodput_tx_bps\":2e13}]", WF_REPORT_REJECT_RANGE },
     { "\"flows\":[{\"goodput_tx_bps\":1e400}]", WF_REPORT_REJECT_RANGE },
     { "\"flows\":[{\"cwnd\":\"10\"}]", WF_REPORT_REJECT_FIELD },
+    /* app_limited: optional, a boolean when present. */
+    { "\"flows\":[{\"app_limited\":true}]", WF_REPORT_OK },
+    { "\"flows\":[{\"app_limited\":false,\"goodput_tx_bps\":1}]", WF_REPORT_OK },
+    { "\"flows\":[{\"app_limited\":1}]", WF_REPORT_REJECT_FIELD },
+    { "\"flows\":[{\"app_limited\":\"true\"}]", WF_REPORT_REJECT_FIELD },
+    { "\"flows\":[{\"app_limited\":null}]", WF_REPORT_REJECT_FIELD },
+    { "\"flows\":[{},{\"app_limited\":[]}]", WF_REPORT_REJECT_FIELD },
+    /* What a receiver before app_limited saw, and what every receiver sees
+     * of a later flow member: unknown, any JSON type, accepted. */
+    { "\"flows\":[{\"app_limited_later\":1}]", WF_REPORT_OK },
+    { "\"flows\":[{\"later\":{\"x\":null}}]", WF_REPORT_OK },
     { "\"flows_dropped\":3", WF_REPORT_OK },
     /* Unknown members are not typed, but must be writable back as JSON. */
     { "\"unknown\":[1e999]", WF_REPORT_REJECT_RANGE },

@@ -34,6 +34,10 @@ wf_tcpinfo_decode (const void *data, gsize len, WfTcpInfo *out)
       out->bytes_acked = ti.tcpi_bytes_acked;
       out->bytes_received = ti.tcpi_bytes_received;
       out->delivery_rate = ti.tcpi_delivery_rate;
+      /* A bit field, so no offsetof: it sits in the fixed head of the
+       * struct (byte 7), which 4.9 defined together with delivery_rate;
+       * before that the bit was padding. */
+      out->app_limited = ti.tcpi_delivery_rate_app_limited != 0;
     }
   return TRUE;
 }

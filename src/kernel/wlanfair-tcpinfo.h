@@ -23,6 +23,11 @@ typedef struct {
   guint64 bytes_acked;
   guint64 bytes_received;
   guint64 delivery_rate;   /* bytes/s */
+  /* The last delivery-rate sample was application-limited: the sender
+   * had too little to send to fill the window (an uploader that wants
+   * no more). Same kernel release (4.9) and so same validity as
+   * delivery_rate. */
+  gboolean app_limited;
 } WfTcpInfo;
 
 gboolean wf_tcpinfo_decode (const void *data,

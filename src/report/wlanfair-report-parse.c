@@ -216,13 +216,16 @@ parse_flow (WfReportCheck *c, JsonObject *o)
   };
   const char *s;
   double v;
+  gboolean b;
 
   if (!wf_report_check_string (c, o, "src", FALSE, 1, 64, TRUE, &s) ||
       !wf_report_check_string (c, o, "dst", FALSE, 1, 64, TRUE, &s) ||
       !wf_report_check_string (c, o, "iface", FALSE, 1, 15, TRUE, &s) ||
       !wf_report_check_string (c, o, "state", FALSE, 1, 32, TRUE, &s) ||
       !wf_report_check_string (c, o, "cc", FALSE, 1, 32, TRUE, &s) ||
-      !wf_report_check_counters (c, o, counters))
+      !wf_report_check_counters (c, o, counters) ||
+      /* Optional, added in version 1: typed here, read from view->body. */
+      !wf_report_check_bool (c, o, "app_limited", NULL, &b))
     return FALSE;
   /* The kernel's pacing rate is ~0U (unlimited) for some flows: that is
    * 1.8e19 bytes/s, so the range check is for the reported goodput only. */

@@ -15,7 +15,7 @@
 
 static const char * const keys[] = {
   "interfaces", "interval", "destination", "port", "key", "textfile-dir",
-  "top-flows", "max-datagram", "hostname", "send", "socket", NULL
+  "top-flows", "max-datagram", "dscp", "hostname", "send", "socket", NULL
 };
 
 void
@@ -26,6 +26,7 @@ wf_reportd_config_init (WfReportdConfig *c)
   c->port = WF_REPORT_PORT;
   c->top_flows = 10;
   c->max_datagram = WF_REPORTD_MAX_DATAGRAM_DEFAULT;
+  c->dscp = WF_REPORTD_DSCP_DEFAULT;
   c->hostname = TRUE;
   c->send = TRUE;
   c->socket_path = g_strdup (WF_REPORTD_DEFAULT_SOCKET);
@@ -74,6 +75,39 @@ parse_whole (const char *key, const char *v, guint min, guint max, guint *out, G
     }
   *out = (guint) d;
   return TRUE;
+}
+
+/* RFC 4594 and RFC 8622 names of the code points. */
+static const struct {
+  const char *name;
+  guint       dscp;
+} dscp_names[] = {
+  { "cs0", 0 }, { "le", 1 }, { "cs1", 8 }, { "af11", 10 }, { "af12", 12 }, { "af13", 14 },
+  { "cs2", 16 }, { "af21", 18 }, { "af22", 20 }, { "af23", 22 }, { "cs3", 24 },
+  { "af31", 26 }, { "af32", 28 }, { "af33", 30 }, { "cs4", 32 }, { "af41", 34 },
+  { "af42", 36 }, { "af43", 38 }, { "cs5", 40 }, { "va", 44 }, { "ef", 46 },
+  { "cs6", 48 }, { "cs7", 56 },
+};
+
+gboolean
+wf_reportd_parse_dscp (const char *text, guint *dscp)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (dscp_names); i++)
+    if (g_ascii_strcasecmp (text, dscp_names[i].name) == 0)
+      {
+        *dscp = dscp_names[i].dscp;
+        return TRUE;
+      }
+  return parse_whole ("dscp", text, 0, 63, dscp, NULL);
+}
+
+const char *
+wf_reportd_dscp_name (guint dscp)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (dscp_names); i++)
+    if (dscp_names[i].dscp == dscp)
+      return dscp_names[i].name;
+  return NULL;
 }
 
 gboolean
@@ -205,6 +239,18 @@ wf_reportd_config_set (WfReportdConfig *c, const char *key, const char *value, G
       if (!parse_whole ("max-datagram", v, WF_REPORTD_MAX_DATAGRAM_MIN, WF_REPORT_MAX_SIZE, &n, error))
         return FALSE;
       c->max_datagram = n;
+      return TRUE;
+    }
+  if (g_str_equal (key, "dscp"))
+    {
+      if (!wf_reportd_parse_dscp (v, &n))
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                       "dscp '%s' must be a DSCP name (cs6, ef, af41, ...) or a number "
+                       "from 0 to 63 (0: reports not marked)", v);
+          return FALSE;
+        }
+      c->dscp = n;
       return TRUE;
     }
   if (g_str_equal (key, "hostname"))

@@ -16,6 +16,14 @@ G_BEGIN_DECLS
  * (wlanfair-reportd(8), docs/reporter.md). */
 #define WF_REPORTD_MAX_DATAGRAM_DEFAULT 4096
 #define WF_REPORTD_MAX_DATAGRAM_MIN 512
+/* Reports are control traffic (dscp=): CS6, the one standard code point
+ * that mac80211 sends in the voice access category both before Linux
+ * 6.8 (UP = DSCP >> 3) and after its RFC 8325 mapping (CS6 -> UP 7);
+ * EF is AC_VI on the older kernels (docs/reporter.md). */
+#define WF_REPORTD_DSCP_DEFAULT 48
+/* With a DSCP, SO_PRIORITY 6 (TC_PRIO_INTERACTIVE), the highest an
+ * unprivileged socket may set: band 0 of pfifo_fast and prio. */
+#define WF_REPORTD_SO_PRIORITY 6
 
 /* /etc/wlanfair/reportd.conf [reportd] and the options that mirror it. */
 typedef struct {
@@ -28,6 +36,7 @@ typedef struct {
   gboolean textfile_dir_explicit;
   guint    top_flows;
   guint    max_datagram;   /* bytes, WF_REPORTD_MAX_DATAGRAM_MIN..WF_REPORT_MAX_SIZE */
+  guint    dscp;           /* 0..63, 0: reports are not marked */
   gboolean hostname;
   gboolean send;
   char    *socket_path;    /* "": no local channel */
@@ -48,6 +57,13 @@ gboolean wf_reportd_config_set (WfReportdConfig *config,
                                 const char      *key,
                                 const char      *value,
                                 GError         **error);
+
+/* dscp= value: a name ("cs6", "ef", "af41", "va", "le"; any case) or a
+ * number from 0 to 63. */
+gboolean wf_reportd_parse_dscp (const char *text,
+                                guint      *dscp);
+/* "cs6", "ef", ... for a named code point, else NULL. */
+const char *wf_reportd_dscp_name (guint dscp);
 
 /* "HOST:PORT" / "[V6]:PORT" / "HOST" → host and port (default_port when
  * none is given). */

@@ -245,11 +245,16 @@ setup (Reportd *d, GError **error)
       if (c->hostname && !wf_report_sender_set_hostname (d->sender, g_get_host_name ()))
         g_message ("host name '%s' is not usable in reports (control characters or too "
                    "long): reports carry none", g_get_host_name ());
-      d->send = wf_reportd_send_new (d->sender, c->destination, c->port, d->rl);
+      d->send = wf_reportd_send_new (d->sender, c->destination, c->port, c->dscp, d->rl);
       g_message ("host id %s, reports %s, destination %s, datagrams up to %u bytes "
                  "(lowest-goodput flows left out above)", host_id,
                  key ? "signed (HMAC-SHA256)" : "unsigned (no key)",
                  c->destination ? c->destination : "the default gateway", c->max_datagram);
+      if (c->dscp)
+        g_message ("reports marked DSCP %s (%u), priority %d", wf_reportd_dscp_name (c->dscp)
+                   ? wf_reportd_dscp_name (c->dscp) : "number", c->dscp, WF_REPORTD_SO_PRIORITY);
+      else
+        g_message ("reports not marked (dscp=0)");
     }
   else
     g_message ("not sending reports (--no-send / send=no)");

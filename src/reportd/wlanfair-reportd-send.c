@@ -24,6 +24,7 @@ struct _WfReportdSend {
   WfRatelimit            *rl;
   char                   *host;       /* configured; NULL: gateway */
   guint16                 port;
+  guint                   dscp;
   gboolean                have_addr;
   struct sockaddr_storage addr;
   socklen_t               addr_len;
@@ -38,13 +39,14 @@ struct _WfReportdSend {
 
 WfReportdSend *
 wf_reportd_send_new (WfReportSender *sender, const char *destination, guint16 port,
-                     WfRatelimit *rl)
+                     guint dscp, WfRatelimit *rl)
 {
   WfReportdSend *s = g_new0 (WfReportdSend, 1);
 
   s->sender = sender;
   s->rl = rl;
   s->port = port;
+  s->dscp = dscp;
   if (destination)
     {
       g_autofree char *host = NULL;
@@ -230,6 +232,39 @@ find_destination (WfReportdSend *s, WfSampler *sampler)
   }
 }
 
+/* Reports are control traffic: a station whose uplink is saturated must
+ * still deliver them on time. The DSCP picks the WMM access category
+ * mac80211 sends them in (cfg80211_classify8021d) and how an AP or a
+ * router queues them; the priority picks pfifo_fast's first band on the
+ * host. IP_TOS before SO_PRIORITY: setting the TOS also sets sk_priority
+ * (rt_tos2priority), the explicit priority must come last. A refusal
+ * costs the marking, never the report. */
+static void
+mark_socket (WfReportdSend *s, int fd, int family)
+{
+  int tos = (int) (s->dscp << 2);
+  int prio = WF_REPORTD_SO_PRIORITY;
+  const char *what = family == AF_INET ? "IP_TOS" : "IPV6_TCLASS";
+  int r;
+
+  if (s->dscp == 0)
+    return;
+  r = family == AF_INET ? setsockopt (fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos)
+                        : setsockopt (fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos);
+  if (r == 0)
+    {
+      what = "SO_PRIORITY";
+      r = setsockopt (fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof prio);
+    }
+  if (r < 0)
+    {
+      g_autofree char *msg = g_strdup_printf ("reports are not fully marked (%s: %s)", what,
+                                              g_strerror (errno));
+
+      wf_ratelimit_log (s->rl, G_LOG_LEVEL_WARNING, "mark", msg);
+    }
+}
+
 void
 wf_reportd_send_report (WfReportdSend *s, WfSampler *sampler, JsonObject *body,
                         double interval_s)
@@ -251,8 +286,8 @@ wf_reportd_send_report (WfReportdSend *s, WfSampler *sampler, JsonObject *body,
       return;
     }
   fd = sa->sa_family == AF_INET ? &s->fd4 : &s->fd6;
-  if (*fd < 0)
-    *fd = socket (sa->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (*fd < 0 && (*fd = socket (sa->sa_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) >= 0)
+    mark_socket (s, *fd, sa->sa_family);
   if (*fd < 0)
     {
       fail (s, "socket", "report not sent: UDP socket: %s", g_strerror (errno));

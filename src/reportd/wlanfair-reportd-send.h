@@ -15,10 +15,13 @@ G_BEGIN_DECLS
  * reported (Wi-Fi first) interfaces, IPv4 preferred, else IPv6. */
 typedef struct _WfReportdSend WfReportdSend;
 
-/* destination NULL: the gateway, on `port`. Takes neither argument. */
+/* destination NULL: the gateway, on `port`. dscp 1..63: the datagrams
+ * carry it and SO_PRIORITY WF_REPORTD_SO_PRIORITY; 0: unmarked. Takes
+ * neither sender nor rl. */
 WfReportdSend *wf_reportd_send_new (WfReportSender *sender,
                                     const char     *destination,
                                     guint16         port,
+                                    guint           dscp,
                                     WfRatelimit    *rl);
 void           wf_reportd_send_free (WfReportdSend *s);
 

@@ -35,13 +35,17 @@ check (const WfReportdConfig *c)
   g_autofree char *detail = NULL;
   const char *dir = c->textfile_dir_explicit ? c->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
   gboolean ok = TRUE, r;
+  g_autofree char *dscp = c->dscp == 0 ? g_strdup ("0 (reports not marked)")
+                          : wf_reportd_dscp_name (c->dscp)
+                          ? g_strdup_printf ("%s (%u)", wf_reportd_dscp_name (c->dscp), c->dscp)
+                          : g_strdup_printf ("%u", c->dscp);
 
   printf ("config         interval %g s, %s, destination %s, port %u, top-flows %u, "
-          "max-datagram %u\n",
+          "max-datagram %u, dscp %s\n",
           c->interval_s,
           c->interfaces && c->interfaces[0] ? "configured interfaces" : "Wi-Fi interfaces",
           c->destination ? c->destination : "default gateway", c->port, c->top_flows,
-          c->max_datagram);
+          c->max_datagram, dscp);
   r = wf_linkstats_dump (links, &error);
   detail = r ? g_strdup_printf ("%u interfaces", links->len) : g_strdup (error->message);
   check_line ("rtnetlink", r, detail);

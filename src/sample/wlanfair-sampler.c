@@ -334,12 +334,11 @@ link_name (WfSampler *s, int ifindex)
   return NULL;
 }
 
-static JsonObject *
-flow_json (WfSampler *s, const WfFlow *f)
+JsonObject *
+wf_sampler_flow_json (const WfFlow *f, const char *iface)
 {
   JsonObject *o = json_object_new ();
   const WfTcpInfo *i = &f->sock.info;
-  const char *iface = f->ifindex > 0 ? link_name (s, f->ifindex) : NULL;
 
   json_object_set_string_member (o, "src", f->sock.src);
   json_object_set_string_member (o, "dst", f->sock.dst);
@@ -370,6 +369,9 @@ flow_json (WfSampler *s, const WfFlow *f)
       /* ~0: no pacing limit. */
       if (i->pacing_rate != G_MAXUINT64)
         set_rate_member (o, "pacing_rate_bps", i->pacing_rate * 8.0);
+      /* Lets a controller tell an uploader that wants more from one that
+       * is satisfied (docs/report-protocol.md). */
+      json_object_set_boolean_member (o, "app_limited", i->app_limited);
     }
   return o;
 }
@@ -499,7 +501,11 @@ wf_sampler_sample (WfSampler *s)
 
       json_object_set_int_member (body, "flows_total", wf_flows_total (s->flows));
       for (guint i = 0; i < n; i++)
-        json_array_add_object_element (flows, flow_json (s, &top[i]));
+        {
+          const char *iface = top[i].ifindex > 0 ? link_name (s, top[i].ifindex) : NULL;
+
+          json_array_add_object_element (flows, wf_sampler_flow_json (&top[i], iface));
+        }
       json_object_set_array_member (body, "flows", flows);
     }
 

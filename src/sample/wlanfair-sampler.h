@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "wlanfair-flows.h"
 #include "wlanfair-route.h"
 #include "wlanfair-scancount.h"
 
@@ -40,6 +41,12 @@ JsonObject *wf_sampler_sample (WfSampler *sampler);
 /* Removes what only Prometheus and the local channel use ("scans_total")
  * before the body is sealed into a datagram. */
 void        wf_sampler_strip_local (JsonObject *body);
+
+/* One entry of "flows": what tcp_info gives (absent members where the
+ * kernel gave nothing), goodput once the flow has it; iface NULL: no
+ * "iface" member. */
+JsonObject *wf_sampler_flow_json (const WfFlow *flow,
+                                  const char   *iface);
 
 /* Links or routes changed: look routes up again, retry nl80211. */
 void        wf_sampler_network_changed (WfSampler *sampler);

@@ -40,6 +40,30 @@ while True:
 """
 
 
+# Prints the DS field each datagram arrived with (IP_RECVTOS / IPV6_RECVTCLASS):
+# what the station put on the wire, not what the socket was asked for.
+TOS_SINK = """
+import json, socket, sys
+v6 = ':' in sys.argv[1]
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+if v6:
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RECVTCLASS, 1)
+else:
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_RECVTOS, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+print("ready", flush=True)
+while True:
+    data, anc, _, peer = s.recvmsg(65536, 256)
+    tos = None
+    for level, kind, d in anc:
+        if (level, kind) == (socket.IPPROTO_IP, socket.IP_TOS):
+            tos = d[0]
+        elif (level, kind) == (socket.IPPROTO_IPV6, socket.IPV6_TCLASS):
+            tos = int.from_bytes(d[:4], sys.byteorder)
+    print(json.dumps({"tos": tos, "seq": json.loads(data)["seq"]}), flush=True)
+"""
+
+
 class ReportdTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="wfr-")
@@ -220,8 +244,10 @@ class ReportdTest(unittest.TestCase):
         flow = flow[0]
         self.assertEqual(flow["iface"], net.cdev)
         self.assertEqual(flow["state"], "established")
-        for key in ("cc", "cwnd", "rtt_us", "rttvar_us", "total_retrans", "delivery_rate_bps"):
+        for key in ("cc", "cwnd", "rtt_us", "rttvar_us", "total_retrans", "delivery_rate_bps",
+                    "app_limited"):
             self.assertIn(key, flow)
+        self.assertIsInstance(flow["app_limited"], bool)
 
         print("iperf3 %.3f Mbit/s (intervals 2-13 s), reporter window %.2f s: flow goodput "
               "%.3f, interface goodput %.3f, interface tx %.3f Mbit/s (%.0f pkt/s), shaper %d"
@@ -455,6 +481,52 @@ class ReportdTest(unittest.TestCase):
         self.wait_log("sending reports to ")
         self.stop(p)
 
+    def test_report_dscp(self):
+        """Reports leave marked: CS6 by default (the voice access category,
+        docs/reporter.md) and SO_PRIORITY 6, IPv4 and IPv6; dscp= changes the
+        code point and dscp=0 sends them unmarked."""
+        import select
+        net = self.need_root()
+        net.ns(net.client, "ip", "addr", "add", "fd00:7455::1/64", "dev", net.cdev, "nodad")
+        net.ns(net.server, "ip", "addr", "add", "fd00:7455::2/64", "dev", net.sdev, "nodad")
+        sinks = {}
+        for addr, port in ((net.saddr, 7455), ("fd00:7455::2", 7456)):
+            p = subprocess.Popen(["ip", "netns", "exec", net.server, sys.executable, "-c",
+                                  TOS_SINK, addr, str(port)], stdout=subprocess.PIPE, text=True)
+            self.procs.append(p)
+            self.assertEqual(p.stdout.readline().strip(), "ready")
+            sinks[addr] = p
+        conf = os.path.join(self.tmp, "dscp.conf")
+        cases = [("", 0xc0, "cs6 (48)", 6), ("dscp=EF\n", 0xb8, "ef (46)", 6),
+                 ("dscp=0\n", 0x00, "not marked", 0)]
+        for text, tos, logged, prio in cases:
+            for dest in ("%s:7455" % net.saddr, "[fd00:7455::2]:7456"):
+                with open(conf, "w") as f:
+                    f.write("[reportd]\n" + text)
+                self.conf = conf
+                p = self.reportd("--interval", "0.2", "-i", net.cdev, "--destination", dest,
+                                 ns=net.client)
+                sink = sinks[net.saddr if dest.startswith(net.saddr) else "fd00:7455::2"]
+                got = []
+                while len(got) < 2:
+                    r, _, _ = select.select([sink.stdout], [], [], 10)
+                    self.assertTrue(r, "no report to %s within 10 s: %s" % (dest, self.log()))
+                    got.append(json.loads(sink.stdout.readline()))
+                self.assertEqual([g["tos"] for g in got], [tos, tos], (text, dest, got))
+                # The socket's priority: sock_diag's class id falls back to it.
+                ss = net.ns(net.client, "ss", "-uapnH", "--tos").stdout
+                mine = [l for l in ss.splitlines() if "pid=%d," % p.pid in l]
+                self.assertEqual(len(mine), 1, ss)
+                if prio:
+                    self.assertIn("class_id:%#x" % prio, mine[0])
+                else:
+                    self.assertNotIn("class_id:0x6", mine[0])
+                self.assertIn(logged, self.log())
+                self.stop(p)
+                # The next run's reports only.
+                while select.select([sink.stdout], [], [], 0)[0]:
+                    sink.stdout.readline()
+
     def test_unprivileged(self):
         """rtnetlink, sock_diag (other users' sockets too) and route lookups
         with no capability at all, as under DynamicUser=."""
@@ -571,6 +643,8 @@ class ReportdTest(unittest.TestCase):
             ("[reportd]\nmax-datagram=511\n", "max-datagram '511'"),
             ("[reportd]\nmax-datagram=9000\n", "max-datagram '9000'"),
             ("[reportd]\nhostname=maybe\n", "hostname 'maybe'"),
+            ("[reportd]\ndscp=voice\n", "dscp 'voice'"),
+            ("[reportd]\ndscp=64\n", "dscp '64'"),
             ("[reportd]\ndestination=a b:1\n", "destination 'a b:1'"),
             ("[reportd]\ndestination=host:99999\n", "destination 'host:99999'"),
             ("[other]\nx=1\n", "unknown section [other]"),
@@ -594,6 +668,7 @@ class ReportdTest(unittest.TestCase):
         r = run(REPORTD, "--config", conf, "--check", check=False)
         self.assertIn("interval 0.5 s", r.stdout)
         self.assertIn("max-datagram 1452", r.stdout)
+        self.assertIn("dscp cs6 (48)", r.stdout)
         r = run(REPORTD, "--config", conf, "--max-datagram", "8192", "--check", check=False)
         self.assertIn("max-datagram 8192", r.stdout)
         self.assertIn("destination [2001:db8::1]:9000", r.stdout)

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One entry of a report's "flows" as the sampler writes it, and the same
+ * entry through the sender and the receiver (docs/report-protocol.md). */
+#include <string.h>
+
+#include "wlanfair-report.h"
+#include "wlanfair-sampler.h"
+
+#define TIME_US G_GINT64_CONSTANT (1795322659803400)
+
+static WfFlow
+flow (gboolean have_info, gboolean have_rates, gboolean app_limited)
+{
+  WfFlow f;
+
+  memset (&f, 0, sizeof f);
+  f.sock.family = 2;
+  f.sock.state = 1;
+  g_strlcpy (f.sock.src, "192.0.2.10:41234", sizeof f.sock.src);
+  g_strlcpy (f.sock.dst, "198.51.100.1:5201", sizeof f.sock.dst);
+  g_strlcpy (f.sock.cong, "cubic", sizeof f.sock.cong);
+  f.sock.have_info = have_info;
+  f.sock.info.snd_cwnd = 42;
+  f.sock.info.snd_ssthresh = 0x7fffffff;
+  f.sock.info.have_rates = have_rates;
+  f.sock.info.delivery_rate = 2500000;
+  f.sock.info.pacing_rate = G_MAXUINT64;
+  f.sock.info.app_limited = app_limited;
+  f.has_goodput = TRUE;
+  f.goodput_tx_bps = 19e6;
+  return f;
+}
+
+/* Present (true or false) exactly when the kernel gave the delivery rate. */
+static void
+test_flow_app_limited (void)
+{
+  WfFlow f = flow (TRUE, TRUE, TRUE);
+  g_autoptr(JsonObject) o = wf_sampler_flow_json (&f, "wlan0");
+
+  g_assert_true (json_object_has_member (o, "app_limited"));
+  g_assert_true (json_object_get_boolean_member (o, "app_limited"));
+  g_assert_cmpstr (json_object_get_string_member (o, "iface"), ==, "wlan0");
+  g_assert_cmpint (json_object_get_int_member (o, "delivery_rate_bps"), ==, 20000000);
+  /* Unlimited pacing and no ssthresh yet: absent, never a number. */
+  g_assert_false (json_object_has_member (o, "pacing_rate_bps"));
+  g_assert_false (json_object_has_member (o, "ssthresh"));
+  g_clear_pointer (&o, json_object_unref);
+
+  f = flow (TRUE, TRUE, FALSE);
+  o = wf_sampler_flow_json (&f, NULL);
+  g_assert_true (json_object_has_member (o, "app_limited"));
+  g_assert_false (json_object_get_boolean_member (o, "app_limited"));
+  g_assert_false (json_object_has_member (o, "iface"));
+  g_clear_pointer (&o, json_object_unref);
+
+  /* A kernel before 4.9 (no rates) or no tcp_info at all: absent. */
+  f = flow (TRUE, FALSE, TRUE);
+  o = wf_sampler_flow_json (&f, "wlan0");
+  g_assert_false (json_object_has_member (o, "app_limited"));
+  g_assert_false (json_object_has_member (o, "delivery_rate_bps"));
+  g_assert_true (json_object_has_member (o, "cwnd"));
+  g_clear_pointer (&o, json_object_unref);
+
+  f = flow (FALSE, TRUE, TRUE);
+  o = wf_sampler_flow_json (&f, "wlan0");
+  g_assert_false (json_object_has_member (o, "app_limited"));
+  g_assert_false (json_object_has_member (o, "cwnd"));
+}
+
+/* Sealed and parsed: the receiver accepts the member and keeps it in the
+ * view's body. */
+static void
+test_flow_round_trip (void)
+{
+  WfFlow f[2] = { flow (TRUE, TRUE, TRUE), flow (TRUE, TRUE, FALSE) };
+  g_autoptr(JsonObject) body = json_object_new ();
+  JsonArray *flows = json_array_new ();
+  WfReportSender *s = wf_report_sender_new ("d5e96fe908e34b889a67d8e4df1972ba", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) datagram = NULL;
+  g_autoptr(WfReportView) view = NULL;
+  WfReportReject reason = WF_REPORT_REJECT_N;
+  JsonArray *got;
+  const guint8 *data;
+  gsize len;
+
+  for (guint i = 0; i < G_N_ELEMENTS (f); i++)
+    json_array_add_object_element (flows, wf_sampler_flow_json (&f[i], "wlan0"));
+  json_object_set_array_member (body, "interfaces", json_array_new ());
+  json_object_set_array_member (body, "flows", flows);
+  datagram = wf_report_sender_seal_at (s, body, 1.0, TIME_US, &error);
+  g_assert_no_error (error);
+  data = g_bytes_get_data (datagram, &len);
+  g_assert_nonnull (g_strstr_len ((const char *) data, len, "\"app_limited\":true"));
+  view = wf_report_parse (data, len, NULL, &reason, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (reason, ==, WF_REPORT_OK);
+  g_assert_cmpuint (view->n_flows, ==, 2);
+  got = json_object_get_array_member (view->body, "flows");
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (got, 0),
+                                                 "app_limited"));
+  g_assert_false (json_object_get_boolean_member (json_array_get_object_element (got, 1),
+                                                  "app_limited"));
+  wf_report_sender_free (s);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/reporter/sampler/flow-app-limited", test_flow_app_limited);
+  g_test_add_func ("/reporter/sampler/flow-round-trip", test_flow_round_trip);
+  return g_test_run ();
+}
