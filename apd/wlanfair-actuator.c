@@ -55,8 +55,7 @@ wf_actuator_group (const char *name, const char *ifname)
 const char *
 wf_actuator_mac_str (const guint8 mac[6], char buf[18])
 {
-  g_snprintf (buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x",
-              mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  wf_apd_format_mac (mac, buf);
   return buf;
 }
 

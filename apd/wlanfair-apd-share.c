@@ -97,8 +97,7 @@ share_forget (WfApdController *c, const guint8 mac[6])
   Share *p = c->priv;
   char key[18];
 
-  g_snprintf (key, sizeof key, "%02x:%02x:%02x:%02x:%02x:%02x",
-              mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  wf_apd_format_mac (mac, key);
   g_hash_table_remove (p->sta, key);
 }
 

@@ -59,6 +59,14 @@ typedef struct {
   double    down_bps, up_bps; /* the goodput the controller acts on */
 } WfApdStation;
 
+/* "aa:bb:cc:dd:ee:ff", the key of a station everywhere in wlanfair-apd. */
+static inline void
+wf_apd_format_mac (const guint8 mac[6], char out[18])
+{
+  g_snprintf (out, 18, "%02x:%02x:%02x:%02x:%02x:%02x",
+              mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+}
+
 /* Bits per second the controller counts for a station in `dirs`. */
 static inline double
 wf_apd_station_bps (const WfApdStation *s, WfApdDir dirs)

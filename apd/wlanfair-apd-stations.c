@@ -61,12 +61,6 @@ wf_apd_stations_free (WfApdStations *t)
   g_free (t);
 }
 
-static void
-format_mac (const guint8 *m, char out[18])
-{
-  g_snprintf (out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-}
-
 void
 wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint n,
                            gint64 now_us, GPtrArray *left)
@@ -84,7 +78,7 @@ wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint 
       char mac[18];
       Entry *e;
 
-      format_mac (a->mac, mac);
+      wf_apd_format_mac (a->mac, mac);
       e = g_hash_table_lookup (t->by_mac, mac);
       if (!e)
         {

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "wlanfair-apd-tc.h"
+#include "wlanfair-apd-station.h"
 
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -991,8 +992,7 @@ wf_apd_tc_set (WfApdTc *tc, const guint8 mac[6], double down_bps, double up_bps,
 
   if (changed)
     *changed = FALSE;
-  g_snprintf (mac_str, sizeof mac_str, "%02x:%02x:%02x:%02x:%02x:%02x",
-              mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  wf_apd_format_mac (mac, mac_str);
   if (tc->leaf != WF_APD_TC_LEAF_NETEM)
     delay_us = 0;
   if (!tc->uplink)
@@ -1086,8 +1086,7 @@ wf_apd_tc_forget (WfApdTc *tc, const guint8 mac[6], GError **error)
   g_autofree char *key = NULL;
   Station *st;
 
-  g_snprintf (mac_str, sizeof mac_str, "%02x:%02x:%02x:%02x:%02x:%02x",
-              mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  wf_apd_format_mac (mac, mac_str);
   st = g_hash_table_lookup (tc->stations, mac_str);
   key = g_strconcat (K_STA, mac_str, NULL);
   if (!st)

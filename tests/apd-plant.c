@@ -213,8 +213,7 @@ wf_apd_plant_measure (WfApdPlant *p)
 
       memset (v, 0, sizeof *v);
       mac_of (g_array_index (p->ids, guint, i), v->mac);
-      g_snprintf (v->mac_str, sizeof v->mac_str, "%02x:%02x:%02x:%02x:%02x:%02x",
-                  v->mac[0], v->mac[1], v->mac[2], v->mac[3], v->mac[4], v->mac[5]);
+      wf_apd_format_mac (v->mac, v->mac_str);
       v->has_signal = TRUE;
       v->signal_dbm = s->signal;
       v->cost_down_s_per_bit = v->cost_up_s_per_bit = 1.0 / s->phy;

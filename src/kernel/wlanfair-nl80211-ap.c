@@ -13,44 +13,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
-
-/* Attribute readers that take a value only when it is wide enough: a
- * short attribute leaves the member absent rather than read past it. */
-static gboolean
-get_u8 (struct nlattr *a, guint8 *out)
-{
-  if (a == NULL || nla_len (a) < 1)
-    return FALSE;
-  *out = nla_get_u8 (a);
-  return TRUE;
-}
-
-static gboolean
-get_u16 (struct nlattr *a, guint16 *out)
-{
-  if (a == NULL || nla_len (a) < 2)
-    return FALSE;
-  *out = nla_get_u16 (a);
-  return TRUE;
-}
-
-static gboolean
-get_u32 (struct nlattr *a, guint32 *out)
-{
-  if (a == NULL || nla_len (a) < 4)
-    return FALSE;
-  *out = nla_get_u32 (a);
-  return TRUE;
-}
-
-static gboolean
-get_u64 (struct nlattr *a, guint64 *out)
-{
-  if (a == NULL || nla_len (a) < 8)
-    return FALSE;
-  *out = nla_get_u64 (a);
-  return TRUE;
-}
+#include "wlanfair-nlattr.h"
 
 /* The 64-bit counter when there is one (kernels since 4.0 send both),
  * else the 32-bit one, flagged: it wraps at 4 GiB. */
@@ -60,9 +23,9 @@ get_bytes (struct nlattr *a64, struct nlattr *a32, gboolean *has, guint64 *out,
 {
   guint32 v32;
 
-  if (get_u64 (a64, out))
+  if (wf_nla_u64 (a64, out))
     *has = TRUE;
-  else if (get_u32 (a32, &v32))
+  else if (wf_nla_u32 (a32, &v32))
     {
       *has = *is_32bit = TRUE;
       *out = v32;
@@ -82,16 +45,16 @@ wf_nl80211_parse_ap_station (struct nlattr **tb, WfApStation *out)
       nla_parse_nested (sb, NL80211_STA_INFO_MAX, tb[NL80211_ATTR_STA_INFO], NULL) < 0)
     return FALSE;
   memcpy (out->mac, nla_data (tb[NL80211_ATTR_MAC]), 6);
-  if (get_u32 (tb[NL80211_ATTR_IFINDEX], &ifindex))
+  if (wf_nla_u32 (tb[NL80211_ATTR_IFINDEX], &ifindex))
     out->ifindex = (int) ifindex;
 
   /* Signals are s8 dBm in a u8 attribute. */
-  if (get_u8 (sb[NL80211_STA_INFO_SIGNAL], &v8))
+  if (wf_nla_u8 (sb[NL80211_STA_INFO_SIGNAL], &v8))
     {
       out->has_signal = TRUE;
       out->signal_dbm = (gint8) v8;
     }
-  if (get_u8 (sb[NL80211_STA_INFO_SIGNAL_AVG], &v8))
+  if (wf_nla_u8 (sb[NL80211_STA_INFO_SIGNAL_AVG], &v8))
     {
       out->has_signal_avg = TRUE;
       out->signal_avg_dbm = (gint8) v8;
@@ -105,15 +68,15 @@ wf_nl80211_parse_ap_station (struct nlattr **tb, WfApStation *out)
              &out->has_rx_bytes, &out->rx_bytes, &out->rx_bytes_32bit);
   get_bytes (sb[NL80211_STA_INFO_TX_BYTES64], sb[NL80211_STA_INFO_TX_BYTES],
              &out->has_tx_bytes, &out->tx_bytes, &out->tx_bytes_32bit);
-  out->has_rx_packets = get_u32 (sb[NL80211_STA_INFO_RX_PACKETS], &out->rx_packets);
-  out->has_tx_packets = get_u32 (sb[NL80211_STA_INFO_TX_PACKETS], &out->tx_packets);
-  out->has_tx_retries = get_u32 (sb[NL80211_STA_INFO_TX_RETRIES], &out->tx_retries);
-  out->has_tx_failed = get_u32 (sb[NL80211_STA_INFO_TX_FAILED], &out->tx_failed);
-  out->has_inactive = get_u32 (sb[NL80211_STA_INFO_INACTIVE_TIME], &out->inactive_ms);
-  out->has_connected = get_u32 (sb[NL80211_STA_INFO_CONNECTED_TIME], &out->connected_s);
-  out->has_tx_duration = get_u64 (sb[NL80211_STA_INFO_TX_DURATION], &out->tx_duration_us);
-  out->has_rx_duration = get_u64 (sb[NL80211_STA_INFO_RX_DURATION], &out->rx_duration_us);
-  out->has_airtime_weight = get_u16 (sb[NL80211_STA_INFO_AIRTIME_WEIGHT], &out->airtime_weight);
+  out->has_rx_packets = wf_nla_u32 (sb[NL80211_STA_INFO_RX_PACKETS], &out->rx_packets);
+  out->has_tx_packets = wf_nla_u32 (sb[NL80211_STA_INFO_TX_PACKETS], &out->tx_packets);
+  out->has_tx_retries = wf_nla_u32 (sb[NL80211_STA_INFO_TX_RETRIES], &out->tx_retries);
+  out->has_tx_failed = wf_nla_u32 (sb[NL80211_STA_INFO_TX_FAILED], &out->tx_failed);
+  out->has_inactive = wf_nla_u32 (sb[NL80211_STA_INFO_INACTIVE_TIME], &out->inactive_ms);
+  out->has_connected = wf_nla_u32 (sb[NL80211_STA_INFO_CONNECTED_TIME], &out->connected_s);
+  out->has_tx_duration = wf_nla_u64 (sb[NL80211_STA_INFO_TX_DURATION], &out->tx_duration_us);
+  out->has_rx_duration = wf_nla_u64 (sb[NL80211_STA_INFO_RX_DURATION], &out->rx_duration_us);
+  out->has_airtime_weight = wf_nla_u16 (sb[NL80211_STA_INFO_AIRTIME_WEIGHT], &out->airtime_weight);
 
   /* struct nl80211_sta_flag_update: `mask` says which flags the driver
    * knows, `set` which of those are on. */
@@ -192,7 +155,7 @@ wf_nl80211_ap_event_parse (struct nlmsghdr *nlh, int *ifindex, guint8 mac[6], gb
   if (nla_parse (tb, NL80211_ATTR_MAX, genlmsg_attrdata (gnlh, 0),
                  genlmsg_attrlen (gnlh, 0), NULL) < 0)
     return FALSE;
-  if (!get_u32 (tb[NL80211_ATTR_IFINDEX], &v) ||
+  if (!wf_nla_u32 (tb[NL80211_ATTR_IFINDEX], &v) ||
       tb[NL80211_ATTR_MAC] == NULL || nla_len (tb[NL80211_ATTR_MAC]) < 6)
     return FALSE;
   *ifindex = (int) v;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-nlattr.h"
 
 /* Values from the uAPI header, spelled out so that older headers (Ubuntu
  * 22.04 ships 5.15's, without EHT) build the same parser. */
@@ -52,24 +53,6 @@ typedef struct {
 struct _WfSsidCache {
   GHashTable *by_ifindex;    /* ifindex → SsidEntry */
 };
-
-static gboolean
-get_u32 (struct nlattr *a, guint32 *out)
-{
-  if (a == NULL || nla_len (a) < 4)
-    return FALSE;
-  *out = nla_get_u32 (a);
-  return TRUE;
-}
-
-static gboolean
-get_u8 (struct nlattr *a, guint8 *out)
-{
-  if (a == NULL || nla_len (a) < 1)
-    return FALSE;
-  *out = nla_get_u8 (a);
-  return TRUE;
-}
 
 const char *
 wf_nl80211_iftype_name (guint32 iftype)
@@ -140,21 +123,21 @@ wf_nl80211_parse_interface (struct nlattr **tb, WfWifiLink *out)
   guint32 v;
 
   memset (out, 0, sizeof *out);
-  if (!get_u32 (tb[NL80211_ATTR_IFINDEX], &v))
+  if (!wf_nla_u32 (tb[NL80211_ATTR_IFINDEX], &v))
     return FALSE;
   out->ifindex = (int) v;
   if (tb[NL80211_ATTR_IFNAME])
     g_strlcpy (out->name, nla_data (tb[NL80211_ATTR_IFNAME]),
                MIN (sizeof out->name, (gsize) nla_len (tb[NL80211_ATTR_IFNAME]) + 1));
-  if (get_u32 (tb[NL80211_ATTR_IFTYPE], &out->iftype))
+  if (wf_nla_u32 (tb[NL80211_ATTR_IFTYPE], &out->iftype))
     out->is_station = out->iftype == NL80211_IFTYPE_STATION ||
                       out->iftype == NL80211_IFTYPE_P2P_CLIENT;
   if (tb[NL80211_ATTR_SSID])
     format_ssid (nla_data (tb[NL80211_ATTR_SSID]), nla_len (tb[NL80211_ATTR_SSID]),
                  out->ssid, sizeof out->ssid);
-  if (get_u32 (tb[NL80211_ATTR_WIPHY_FREQ], &out->freq_mhz))
+  if (wf_nla_u32 (tb[NL80211_ATTR_WIPHY_FREQ], &out->freq_mhz))
     out->has_freq = TRUE;
-  if (get_u32 (tb[NL80211_ATTR_CHANNEL_WIDTH], &v))
+  if (wf_nla_u32 (tb[NL80211_ATTR_CHANNEL_WIDTH], &v))
     out->width_mhz = chan_width_mhz (v);
   return TRUE;
 }
@@ -183,7 +166,7 @@ wf_nl80211_parse_rate (struct nlattr *nested, WfWifiRate *out)
   if (nested == NULL || nla_parse_nested (rb, RATE_MAX_KNOWN, nested, NULL) < 0)
     return FALSE;
 
-  if (get_u32 (rb[NL80211_RATE_INFO_BITRATE32], &v32))
+  if (wf_nla_u32 (rb[NL80211_RATE_INFO_BITRATE32], &v32))
     {
       out->has_bitrate = TRUE;
       out->bitrate_kbps = v32 * 100;
@@ -208,33 +191,33 @@ wf_nl80211_parse_rate (struct nlattr *nested, WfWifiRate *out)
   else if (rb[RATE_320_MHZ_WIDTH])
     out->width_mhz = 320;
 
-  if (get_u8 (rb[RATE_EHT_MCS], &v8))
+  if (wf_nla_u8 (rb[RATE_EHT_MCS], &v8))
     {
       out->mode = "eht";
       out->mcs = v8;
-      if (get_u8 (rb[RATE_EHT_NSS], &v8))
+      if (wf_nla_u8 (rb[RATE_EHT_NSS], &v8))
         out->nss = v8;
-      if (get_u8 (rb[RATE_EHT_GI], &v8))
+      if (wf_nla_u8 (rb[RATE_EHT_GI], &v8))
         out->gi = he_gi (v8);
     }
-  else if (get_u8 (rb[NL80211_RATE_INFO_HE_MCS], &v8))
+  else if (wf_nla_u8 (rb[NL80211_RATE_INFO_HE_MCS], &v8))
     {
       out->mode = "he";
       out->mcs = v8;
-      if (get_u8 (rb[NL80211_RATE_INFO_HE_NSS], &v8))
+      if (wf_nla_u8 (rb[NL80211_RATE_INFO_HE_NSS], &v8))
         out->nss = v8;
-      if (get_u8 (rb[NL80211_RATE_INFO_HE_GI], &v8))
+      if (wf_nla_u8 (rb[NL80211_RATE_INFO_HE_GI], &v8))
         out->gi = he_gi (v8);
     }
-  else if (get_u8 (rb[NL80211_RATE_INFO_VHT_MCS], &v8))
+  else if (wf_nla_u8 (rb[NL80211_RATE_INFO_VHT_MCS], &v8))
     {
       out->mode = "vht";
       out->mcs = v8;
-      if (get_u8 (rb[NL80211_RATE_INFO_VHT_NSS], &v8))
+      if (wf_nla_u8 (rb[NL80211_RATE_INFO_VHT_NSS], &v8))
         out->nss = v8;
       out->gi = rb[NL80211_RATE_INFO_SHORT_GI] ? "0.4" : "0.8";
     }
-  else if (get_u8 (rb[NL80211_RATE_INFO_MCS], &v8))
+  else if (wf_nla_u8 (rb[NL80211_RATE_INFO_MCS], &v8))
     {
       /* HT MCS 0-31 encode the stream count: 8 per spatial stream. */
       out->mode = "ht";
@@ -263,12 +246,12 @@ wf_nl80211_parse_station (struct nlattr **tb, WfWifiStation *out, guint8 mac_out
         memset (mac_out, 0, 6);
     }
   /* Signals are s8 dBm in a u8 attribute. */
-  if (get_u8 (sb[NL80211_STA_INFO_SIGNAL], &v8))
+  if (wf_nla_u8 (sb[NL80211_STA_INFO_SIGNAL], &v8))
     {
       out->has_signal = TRUE;
       out->signal_dbm = (gint8) v8;
     }
-  if (get_u8 (sb[NL80211_STA_INFO_SIGNAL_AVG], &v8))
+  if (wf_nla_u8 (sb[NL80211_STA_INFO_SIGNAL_AVG], &v8))
     {
       out->has_signal_avg = TRUE;
       out->signal_avg_dbm = (gint8) v8;
@@ -277,9 +260,9 @@ wf_nl80211_parse_station (struct nlattr **tb, WfWifiStation *out, guint8 mac_out
     out->has_tx_rate = wf_nl80211_parse_rate (sb[NL80211_STA_INFO_TX_BITRATE], &out->tx_rate);
   if (sb[NL80211_STA_INFO_RX_BITRATE])
     out->has_rx_rate = wf_nl80211_parse_rate (sb[NL80211_STA_INFO_RX_BITRATE], &out->rx_rate);
-  out->has_tx_retries = get_u32 (sb[NL80211_STA_INFO_TX_RETRIES], &out->tx_retries);
-  out->has_tx_failed = get_u32 (sb[NL80211_STA_INFO_TX_FAILED], &out->tx_failed);
-  out->has_beacon_loss = get_u32 (sb[NL80211_STA_INFO_BEACON_LOSS], &out->beacon_loss);
+  out->has_tx_retries = wf_nla_u32 (sb[NL80211_STA_INFO_TX_RETRIES], &out->tx_retries);
+  out->has_tx_failed = wf_nla_u32 (sb[NL80211_STA_INFO_TX_FAILED], &out->tx_failed);
+  out->has_beacon_loss = wf_nla_u32 (sb[NL80211_STA_INFO_BEACON_LOSS], &out->beacon_loss);
   return TRUE;
 }
 
@@ -328,7 +311,7 @@ wf_nl80211_parse_bss (struct nlattr **tb, WfWifiBss *out)
       memcpy (out->bssid, nla_data (bb[NL80211_BSS_BSSID]), 6);
       out->has_bssid = TRUE;
     }
-  if (get_u32 (bb[NL80211_BSS_STATUS], &status))
+  if (wf_nla_u32 (bb[NL80211_BSS_STATUS], &status))
     out->associated = status == NL80211_BSS_STATUS_ASSOCIATED;
   /* The probe response's (or latest) elements first; the beacon's only
    * when those have no SSID element. */
