@@ -69,6 +69,7 @@ wf_apd_controller_new (const char *name, const WfApdControlParams *params,
   c->ops = ops;
   c->params = *params;
   c->priv = ops->priv_size ? g_malloc0 (ops->priv_size) : NULL;
+  c->sta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   if (ops->reset)
     ops->reset (c);
   return c;
@@ -81,6 +82,7 @@ wf_apd_controller_free (WfApdController *c)
     return;
   if (c->ops->finalize)
     c->ops->finalize (c);
+  g_hash_table_unref (c->sta);
   g_free (c->priv);
   g_free (c);
 }
@@ -98,15 +100,31 @@ wf_apd_controller_step (WfApdController *c, const WfApdStation *stations,
 void
 wf_apd_controller_forget (WfApdController *c, const guint8 mac[6])
 {
-  if (c->ops->forget)
-    c->ops->forget (c, mac);
+  char key[18];
+
+  wf_apd_format_mac (mac, key);
+  g_hash_table_remove (c->sta, key);
 }
 
 void
 wf_apd_controller_reset (WfApdController *c)
 {
+  g_hash_table_remove_all (c->sta);
   if (c->ops->reset)
     c->ops->reset (c);
+}
+
+gpointer
+wf_apd_controller_sta (WfApdController *c, const WfApdStation *s)
+{
+  gpointer st = g_hash_table_lookup (c->sta, s->mac_str);
+
+  if (!st)
+    {
+      st = g_malloc0 (c->ops->sta_size);
+      g_hash_table_insert (c->sta, g_strdup (s->mac_str), st);
+    }
+  return st;
 }
 
 double

@@ -61,6 +61,7 @@ typedef struct {
   const char *name;
   const char *summary;
   gsize       priv_size;
+  gsize       sta_size;   /* per-station memory, zeroed on first sight */
   /* Which knobs it can drive; FALSE + why otherwise (config error). */
   gboolean  (*supports) (WfActuatorKnob knob, const char **why);
   /* One control round at now_us over n stations (their previous decisions
@@ -68,8 +69,7 @@ typedef struct {
   void      (*step)     (WfApdController *c, const WfApdStation *stations,
                          guint n, gint64 now_us, WfApdDecision *out,
                          WfApdRound *round);
-  /* The station left (or the daemon lifted every limit). */
-  void      (*forget)   (WfApdController *c, const guint8 mac[6]);
+  /* Everything forgotten (the per-station memory is cleared first). */
   void      (*reset)    (WfApdController *c);
   void      (*finalize) (WfApdController *c);
 } WfApdControllerOps;
@@ -78,6 +78,7 @@ struct _WfApdController {
   const WfApdControllerOps *ops;
   WfApdControlParams        params;
   gpointer                  priv;
+  GHashTable               *sta;   /* mac_str -> ops->sta_size bytes */
 };
 
 const WfApdControllerOps *const *wf_apd_controller_list (void);
@@ -94,6 +95,9 @@ void wf_apd_controller_forget (WfApdController *c, const guint8 mac[6]);
 void wf_apd_controller_reset (WfApdController *c);
 
 /* Shared by the controllers (wlanfair-apd-controller.c). */
+
+/* The controller's memory of station s (zeroed the first time). */
+gpointer wf_apd_controller_sta (WfApdController *c, const WfApdStation *s);
 
 /* Per-station share of the objective: goodput per unit of share is what
  * is equalised (weight for throughput, weight / cost for airtime). */

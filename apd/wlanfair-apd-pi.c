@@ -46,7 +46,6 @@ typedef struct {
 } Sta;
 
 typedef struct {
-  GHashTable *sta;       /* mac_str -> Sta */
   gint64      period_start;
   gboolean    in_period;   /* period_start is set */
   gboolean    started;   /* D(0) applied */
@@ -68,32 +67,10 @@ pi_reset (WfApdController *c)
 {
   Pi *p = c->priv;
 
-  if (p->sta)
-    g_hash_table_remove_all (p->sta);
-  else
-    p->sta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   p->period_start = 0;
   p->in_period = FALSE;
   p->started = FALSE;
   p->last_f = -1;
-}
-
-static void
-pi_finalize (WfApdController *c)
-{
-  Pi *p = c->priv;
-
-  g_clear_pointer (&p->sta, g_hash_table_unref);
-}
-
-static void
-pi_forget (WfApdController *c, const guint8 mac[6])
-{
-  Pi *p = c->priv;
-  char key[18];
-
-  wf_apd_format_mac (mac, key);
-  g_hash_table_remove (p->sta, key);
 }
 
 /* The published initial delay, ms; near and far by signal. */
@@ -127,12 +104,7 @@ pi_step (WfApdController *c, const WfApdStation *stations, guint n,
     {
       const WfApdStation *s = &stations[i];
 
-      st[i] = g_hash_table_lookup (p->sta, s->mac_str);
-      if (!st[i])
-        {
-          st[i] = g_new0 (Sta, 1);
-          g_hash_table_insert (p->sta, g_strdup (s->mac_str), st[i]);
-        }
+      st[i] = wf_apd_controller_sta (c, s);
       x[i] = wf_apd_station_bps (s, prm->directions);
       ones[i] = 1;
       active[i] = x[i] >= prm->idle_bps;
@@ -244,9 +216,8 @@ const WfApdControllerOps wf_apd_controller_pi = {
   .name = "pi",
   .summary = "the published PI step on Jain's index every 20 s (delay only)",
   .priv_size = sizeof (Pi),
+  .sta_size = sizeof (Sta),
   .supports = pi_supports,
   .step = pi_step,
-  .forget = pi_forget,
   .reset = pi_reset,
-  .finalize = pi_finalize,
 };

@@ -45,7 +45,6 @@ typedef struct {
 } Sta;
 
 typedef struct {
-  GHashTable *sta;          /* mac_str -> Sta */
   double      used[WINDOW]; /* airtime used per round, ring */
   guint       n_used, next;
   double      level;        /* last round's level per unit shape */
@@ -57,48 +56,13 @@ share_supports (WfActuatorKnob knob, const char **why)
   return TRUE;
 }
 
-static Sta *
-sta_get (Share *p, const WfApdStation *s)
-{
-  Sta *st = g_hash_table_lookup (p->sta, s->mac_str);
-
-  if (!st)
-    {
-      st = g_new0 (Sta, 1);
-      g_hash_table_insert (p->sta, g_strdup (s->mac_str), st);
-    }
-  return st;
-}
-
 static void
 share_reset (WfApdController *c)
 {
   Share *p = c->priv;
 
-  if (p->sta)
-    g_hash_table_remove_all (p->sta);
-  else
-    p->sta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   p->n_used = p->next = 0;
   p->level = 0;
-}
-
-static void
-share_finalize (WfApdController *c)
-{
-  Share *p = c->priv;
-
-  g_clear_pointer (&p->sta, g_hash_table_unref);
-}
-
-static void
-share_forget (WfApdController *c, const guint8 mac[6])
-{
-  Share *p = c->priv;
-  char key[18];
-
-  wf_apd_format_mac (mac, key);
-  g_hash_table_remove (p->sta, key);
 }
 
 static double
@@ -167,7 +131,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
         cost[i] = mean_cost;
       shape[i] = wf_apd_station_shape (&stations[i], prm->objective, cost[i] / mean_cost);
       active[i] = x[i] >= prm->idle_bps;
-      Sta *st = sta_get (p, &stations[i]);
+      Sta *st = wf_apd_controller_sta (c, &stations[i]);
       /* The round's goodput was carried at last round's rate as much as
        * at this one's: the lower cost of the two keeps a station that
        * just slowed down from counting airtime it never used (which
@@ -198,7 +162,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   for (guint i = 0; i < n; i++)
     {
       const WfApdStation *s = &stations[i];
-      Sta *st = sta_get (p, s);
+      Sta *st = wf_apd_controller_sta (c, s);
 
       if (!active[i])
         {
@@ -236,7 +200,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   for (guint i = 0; i < n; i++)
     {
       const WfApdStation *s = &stations[i];
-      Sta *st = sta_get (p, s);
+      Sta *st = wf_apd_controller_sta (c, s);
       WfApdDecision *d = &out[i];
       double share = level * shape[i];
 
@@ -328,9 +292,8 @@ const WfApdControllerOps wf_apd_controller_share = {
   .name = "share",
   .summary = "max-min fair shares from each round's measured airtime (default)",
   .priv_size = sizeof (Share),
+  .sta_size = sizeof (Sta),
   .supports = share_supports,
   .step = share_step,
-  .forget = share_forget,
   .reset = share_reset,
-  .finalize = share_finalize,
 };

@@ -92,16 +92,16 @@ test_full (void)
   wf_nl80211_format_bssid (s.mac, text);
   g_assert_cmpstr (text, ==, "02:00:00:00:02:00");
   g_assert_cmpint (s.ifindex, ==, 5);
-  g_assert_true (s.has_signal && s.has_signal_avg);
-  g_assert_cmpint (s.signal_dbm, ==, -71);
-  g_assert_cmpint (s.signal_avg_dbm, ==, -70);
-  g_assert_true (s.has_tx_rate);
-  g_assert_cmpuint (s.tx_rate.bitrate_kbps, ==, 130000);
-  g_assert_cmpstr (s.tx_rate.mode, ==, "ht");
-  g_assert_cmpint (s.tx_rate.mcs, ==, 7);
-  g_assert_true (s.has_rx_rate);
-  g_assert_cmpuint (s.rx_rate.bitrate_kbps, ==, 1000);
-  g_assert_cmpstr (s.rx_rate.mode, ==, "legacy");
+  g_assert_true (s.sta.has_signal && s.sta.has_signal_avg);
+  g_assert_cmpint (s.sta.signal_dbm, ==, -71);
+  g_assert_cmpint (s.sta.signal_avg_dbm, ==, -70);
+  g_assert_true (s.sta.has_tx_rate);
+  g_assert_cmpuint (s.sta.tx_rate.bitrate_kbps, ==, 130000);
+  g_assert_cmpstr (s.sta.tx_rate.mode, ==, "ht");
+  g_assert_cmpint (s.sta.tx_rate.mcs, ==, 7);
+  g_assert_true (s.sta.has_rx_rate);
+  g_assert_cmpuint (s.sta.rx_rate.bitrate_kbps, ==, 1000);
+  g_assert_cmpstr (s.sta.rx_rate.mode, ==, "legacy");
   /* The 64-bit counter wins: past 4 GiB the 32-bit one has wrapped. */
   g_assert_true (s.has_rx_bytes && s.has_tx_bytes);
   g_assert_cmpuint (s.rx_bytes, ==, 5000000123ull);
@@ -111,9 +111,9 @@ test_full (void)
   g_assert_true (s.has_rx_packets && s.has_tx_packets);
   g_assert_cmpuint (s.rx_packets, ==, 4000);
   g_assert_cmpuint (s.tx_packets, ==, 60);
-  g_assert_true (s.has_tx_retries && s.has_tx_failed);
-  g_assert_cmpuint (s.tx_retries, ==, 9);
-  g_assert_cmpuint (s.tx_failed, ==, 1);
+  g_assert_true (s.sta.has_tx_retries && s.sta.has_tx_failed);
+  g_assert_cmpuint (s.sta.tx_retries, ==, 9);
+  g_assert_cmpuint (s.sta.tx_failed, ==, 1);
   g_assert_true (s.has_inactive && s.has_connected);
   g_assert_cmpuint (s.inactive_ms, ==, 120);
   g_assert_cmpuint (s.connected_s, ==, 3600);
@@ -170,12 +170,12 @@ test_missing_optional (void)
   g_assert_cmpint (s.ifindex, ==, 0);
   g_assert_true (s.has_inactive);
   g_assert_cmpuint (s.inactive_ms, ==, 40);
-  g_assert_false (s.has_signal || s.has_signal_avg);
-  g_assert_false (s.has_tx_rate || s.has_rx_rate);
+  g_assert_false (s.sta.has_signal || s.sta.has_signal_avg);
+  g_assert_false (s.sta.has_tx_rate || s.sta.has_rx_rate);
   g_assert_false (s.has_rx_bytes || s.has_tx_bytes);
   g_assert_false (s.rx_bytes_32bit || s.tx_bytes_32bit);
   g_assert_false (s.has_rx_packets || s.has_tx_packets);
-  g_assert_false (s.has_tx_retries || s.has_tx_failed);
+  g_assert_false (s.sta.has_tx_retries || s.sta.has_tx_failed);
   g_assert_false (s.has_connected);
   g_assert_false (s.has_tx_duration || s.has_rx_duration);
   g_assert_false (s.has_airtime_weight);
@@ -247,12 +247,12 @@ test_short_attributes (void)
   parse (msg, tb);
   g_assert_true (wf_nl80211_parse_ap_station (tb, &s));
   g_assert_cmpint (s.ifindex, ==, 0);
-  g_assert_false (s.has_signal);
+  g_assert_false (s.sta.has_signal);
   g_assert_false (s.has_rx_bytes || s.has_tx_bytes);
-  g_assert_false (s.has_rx_packets || s.has_tx_retries);
+  g_assert_false (s.has_rx_packets || s.sta.has_tx_retries);
   g_assert_false (s.has_tx_duration || s.has_airtime_weight);
   g_assert_false (s.has_authorized || s.has_associated);
-  g_assert_false (s.has_tx_rate && s.tx_rate.has_bitrate);
+  g_assert_false (s.sta.has_tx_rate && s.sta.tx_rate.has_bitrate);
   nlmsg_free (msg);
 
   /* No STA_INFO, or a MAC of 4 bytes: not a station entry. */

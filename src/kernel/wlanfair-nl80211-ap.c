@@ -37,7 +37,6 @@ wf_nl80211_parse_ap_station (struct nlattr **tb, WfApStation *out)
 {
   struct nlattr *sb[NL80211_STA_INFO_MAX + 1];
   guint32 ifindex;
-  guint8 v8;
 
   memset (out, 0, sizeof *out);
   if (tb[NL80211_ATTR_MAC] == NULL || nla_len (tb[NL80211_ATTR_MAC]) < 6 ||
@@ -48,30 +47,13 @@ wf_nl80211_parse_ap_station (struct nlattr **tb, WfApStation *out)
   if (wf_nla_u32 (tb[NL80211_ATTR_IFINDEX], &ifindex))
     out->ifindex = (int) ifindex;
 
-  /* Signals are s8 dBm in a u8 attribute. */
-  if (wf_nla_u8 (sb[NL80211_STA_INFO_SIGNAL], &v8))
-    {
-      out->has_signal = TRUE;
-      out->signal_dbm = (gint8) v8;
-    }
-  if (wf_nla_u8 (sb[NL80211_STA_INFO_SIGNAL_AVG], &v8))
-    {
-      out->has_signal_avg = TRUE;
-      out->signal_avg_dbm = (gint8) v8;
-    }
-  if (sb[NL80211_STA_INFO_TX_BITRATE])
-    out->has_tx_rate = wf_nl80211_parse_rate (sb[NL80211_STA_INFO_TX_BITRATE], &out->tx_rate);
-  if (sb[NL80211_STA_INFO_RX_BITRATE])
-    out->has_rx_rate = wf_nl80211_parse_rate (sb[NL80211_STA_INFO_RX_BITRATE], &out->rx_rate);
-
+  wf_nl80211_parse_station (tb, &out->sta, NULL);
   get_bytes (sb[NL80211_STA_INFO_RX_BYTES64], sb[NL80211_STA_INFO_RX_BYTES],
              &out->has_rx_bytes, &out->rx_bytes, &out->rx_bytes_32bit);
   get_bytes (sb[NL80211_STA_INFO_TX_BYTES64], sb[NL80211_STA_INFO_TX_BYTES],
              &out->has_tx_bytes, &out->tx_bytes, &out->tx_bytes_32bit);
   out->has_rx_packets = wf_nla_u32 (sb[NL80211_STA_INFO_RX_PACKETS], &out->rx_packets);
   out->has_tx_packets = wf_nla_u32 (sb[NL80211_STA_INFO_TX_PACKETS], &out->tx_packets);
-  out->has_tx_retries = wf_nla_u32 (sb[NL80211_STA_INFO_TX_RETRIES], &out->tx_retries);
-  out->has_tx_failed = wf_nla_u32 (sb[NL80211_STA_INFO_TX_FAILED], &out->tx_failed);
   out->has_inactive = wf_nla_u32 (sb[NL80211_STA_INFO_INACTIVE_TIME], &out->inactive_ms);
   out->has_connected = wf_nla_u32 (sb[NL80211_STA_INFO_CONNECTED_TIME], &out->connected_s);
   out->has_tx_duration = wf_nla_u64 (sb[NL80211_STA_INFO_TX_DURATION], &out->tx_duration_us);

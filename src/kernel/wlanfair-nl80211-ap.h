@@ -17,18 +17,15 @@ G_BEGIN_DECLS
 typedef struct {
   guint8     mac[6];
   int        ifindex;
-  gboolean   has_signal, has_signal_avg;
-  int        signal_dbm, signal_avg_dbm;       /* as the AP hears it */
-  gboolean   has_tx_rate, has_rx_rate;
-  WfWifiRate tx_rate, rx_rate;
+  /* What a station entry has in managed mode too (signal as the AP
+   * hears it, tx/rx rates, retries, failures): wf_nl80211_parse_station. */
+  WfWifiStation sta;
   gboolean   has_rx_bytes, has_tx_bytes;
   guint64    rx_bytes, tx_bytes;
   /* Only the 32-bit counter was there: it wraps at 4 GiB. */
   gboolean   rx_bytes_32bit, tx_bytes_32bit;
   gboolean   has_rx_packets, has_tx_packets;
   guint32    rx_packets, tx_packets;
-  gboolean   has_tx_retries, has_tx_failed;
-  guint32    tx_retries, tx_failed;
   gboolean   has_inactive, has_connected;
   guint32    inactive_ms, connected_s;
   /* Airtime used, summed over PPDUs (mac80211 drivers with airtime
