@@ -71,21 +71,6 @@ invalid (GError **error, const char *fmt, ...)
   return FALSE;
 }
 
-static gboolean
-parse_bool (const char *key, const char *v, gboolean *out, GError **error)
-{
-  static const char * const yes[] = { "yes", "true", "on", "1", NULL };
-  static const char * const no[] = { "no", "false", "off", "0", NULL };
-
-  if (g_strv_contains (yes, v))
-    *out = TRUE;
-  else if (g_strv_contains (no, v))
-    *out = FALSE;
-  else
-    return invalid (error, "%s '%s' must be yes or no", key, v);
-  return TRUE;
-}
-
 /* A number in [min, max] (flags: SI suffix, sign). */
 static gboolean
 parse_range (const char *v, WfNumberFlags flags, double min, double max, double *out)
@@ -231,7 +216,7 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
       return TRUE;
     }
   if (g_str_equal (key, "insecure-unsigned"))
-    return parse_bool (key, v, &c->insecure_unsigned, error);
+    return wf_keyfile_parse_bool (key, v, &c->insecure_unsigned, error);
   if (g_str_equal (key, "bind"))
     {
       g_autoptr(GInetAddress) a = v[0] ? g_inet_address_new_from_string (v) : NULL;

@@ -42,3 +42,21 @@ wf_keyfile_load_section (const char *path, const char *section, const char * con
   *out = g_steal_pointer (&kf);
   return TRUE;
 }
+
+gboolean
+wf_keyfile_parse_bool (const char *key, const char *v, gboolean *out, GError **error)
+{
+  static const char * const yes[] = { "yes", "true", "on", "1", NULL };
+  static const char * const no[] = { "no", "false", "off", "0", NULL };
+
+  if (g_strv_contains (yes, v))
+    *out = TRUE;
+  else if (g_strv_contains (no, v))
+    *out = FALSE;
+  else
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s '%s' must be yes or no", key, v);
+      return FALSE;
+    }
+  return TRUE;
+}

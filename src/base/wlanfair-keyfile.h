@@ -16,4 +16,10 @@ gboolean wf_keyfile_load_section (const char         *path,
                                   GKeyFile          **out,
                                   GError            **error);
 
+/* A yes/no value (yes true on 1 / no false off 0); the error names KEY. */
+gboolean wf_keyfile_parse_bool (const char *key,
+                                const char *value,
+                                gboolean   *out,
+                                GError    **error);
+
 G_END_DECLS

@@ -44,25 +44,6 @@ wf_reportd_config_clear (WfReportdConfig *c)
 }
 
 static gboolean
-parse_bool (const char *key, const char *v, gboolean *out, GError **error)
-{
-  static const char * const yes[] = { "yes", "true", "on", "1", NULL };
-  static const char * const no[] = { "no", "false", "off", "0", NULL };
-
-  if (g_strv_contains (yes, v))
-    *out = TRUE;
-  else if (g_strv_contains (no, v))
-    *out = FALSE;
-  else
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                   "%s '%s' must be yes or no", key, v);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
 parse_whole (const char *key, const char *v, guint min, guint max, guint *out, GError **error)
 {
   double d;
@@ -254,9 +235,9 @@ wf_reportd_config_set (WfReportdConfig *c, const char *key, const char *value, G
       return TRUE;
     }
   if (g_str_equal (key, "hostname"))
-    return parse_bool (key, v, &c->hostname, error);
+    return wf_keyfile_parse_bool (key, v, &c->hostname, error);
   if (g_str_equal (key, "send"))
-    return parse_bool (key, v, &c->send, error);
+    return wf_keyfile_parse_bool (key, v, &c->send, error);
   if (g_str_equal (key, "socket"))
     {
       g_free (c->socket_path);
