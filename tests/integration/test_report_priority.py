@@ -153,6 +153,8 @@ class ReportPriorityTest(unittest.TestCase):
         self.assertIsNone(reporter.poll(), "wlanfair-reportd exited")
         self.stop(reporter)
         log.close()
+        with open(log.name) as f:
+            self.assertEqual(reporter.returncode, 0, f.read())
         for p in clients + servers + [sink]:
             self.stop(p)
         after = tb.tc_stats()["sta%d" % REPORTER]
