@@ -32,6 +32,9 @@ WARMUP_S = 1.5       # the uplink saturated before the reporter starts
 REPORT_PORT = 7455
 REPORTER = 1         # the reporting station (far), uploading
 FAR_COST = 4
+# A marked report waits for the frame on the air and one turn at most (a
+# few ms); an unmarked one behind a full FIFO of far frames waits ~160 ms.
+ON_TIME_S = 0.05
 
 # Stamps each report on arrival: receiver's realtime clock, the sender's
 # time_us (the namespaces share the clock: the difference is the delay
@@ -176,25 +179,30 @@ class ReportPriorityTest(unittest.TestCase):
              "gap_p95_s": percentile(gaps, 95) if gaps else float("inf"),
              "delay_p50_s": percentile(delays, 50) if delays else float("inf"),
              "delay_max_s": max(delays, default=float("inf")),
+             "on_time": sum(1 for d in delays if d < ON_TIME_S),
              "fifo_dropped": fifo["dropped"], "fifo_backlog_max": fifo["backlog_max"],
              "voice_sent": fifo["voice_sent"]}
-        print("%-22s %2d reports, %d lost, gaps p95 %.3f max %.3f s, delay p50 %.4f max %.4f s;"
-              " station FIFO: up to %d packets, %d dropped; voice leaf sent %d"
-              % (what, s["reports"], lost, s["gap_p95_s"], s["gap_max_s"], s["delay_p50_s"],
-                 s["delay_max_s"], s["fifo_backlog_max"], s["fifo_dropped"], s["voice_sent"]))
+        print("%-22s %2d reports (%d on time), %d lost, gaps p95 %.3f max %.3f s, delay p50 %.4f"
+              " max %.4f s; station FIFO: up to %d packets, %d dropped; voice leaf sent %d"
+              % (what, s["reports"], s["on_time"], lost, s["gap_p95_s"], s["gap_max_s"],
+                 s["delay_p50_s"], s["delay_max_s"], s["fifo_backlog_max"], s["fifo_dropped"],
+                 s["voice_sent"]))
         return s
 
     def check_marked(self, s):
-        # Every report, each within 2 intervals of the previous one.
+        # Every report, each within 2 intervals of the previous one, and on
+        # time: the voice leaf passes the uplink's backlog.
         self.assertGreaterEqual(s["reports"], int(RUN_S / INTERVAL) - 1, s)
         self.assertEqual(s["lost"], 0, s)
         self.assertLess(s["gap_max_s"], 2 * INTERVAL, s)
+        self.assertLess(s["delay_max_s"], ON_TIME_S, s)
         self.assertGreater(s["voice_sent"], 0, s)
 
     def test_udp_uplink(self):
         """The station's own uplink fills its best-effort FIFO (UDP, no TSQ):
-        marked reports take the voice class and all arrive on time; unmarked
-        ones wait behind the FIFO or are dropped with it."""
+        marked reports take the voice class and all arrive on time, every gap
+        below two intervals; unmarked ones wait behind the FIFO or are
+        dropped with it."""
         marked, log, fifo = self.phase("cs6", udp=True)
         self.assertIn("reports marked DSCP cs6 (48), priority 6", log)
         m = self.summary("udp uplink, dscp=cs6", marked, fifo)
@@ -204,11 +212,12 @@ class ReportPriorityTest(unittest.TestCase):
         self.check_marked(m)
         # The setup does what it claims: the best-effort FIFO was full.
         self.assertGreaterEqual(p["fifo_backlog_max"], self.cfg.sta_buffer, p)
-        # Clearly worse without the marking: lost with the flood the FIFO
-        # drops, and late behind a full FIFO when they get in.
-        self.assertGreater(p["lost"], 0, p)
-        self.assertGreater(p["gap_p95_s"], 1.5 * m["gap_p95_s"], (m, p))
-        self.assertGreater(p["delay_p50_s"], 4 * max(m["delay_p50_s"], 0.005), (m, p))
+        # Clearly worse without the marking: not one report on time. Each is
+        # dropped with the flood or waits behind the full FIFO; which of the
+        # two is luck (4 to 7 of 11 were lost in the runs of docs/reporter.md,
+        # so the gaps' p95 was 1 to 2 s), so only that sum is asserted.
+        self.assertEqual(p["on_time"], 0, p)
+        self.assertGreater(p["delay_p50_s"], 2 * ON_TIME_S, p)
 
     def test_tcp_uplink(self):
         """Two TCP uploads, the reporter's and a near station's: marked
