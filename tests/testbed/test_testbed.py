@@ -319,7 +319,7 @@ class FarLive(unittest.TestCase):
         # Every frame of both stations costs 4 times as much: each flow gets
         # a quarter (slow start in 5 s costs a few percent at most).
         for flow in ("up-1", "down-1"):
-            self.assertAlmostEqual(far[flow] / near[flow], 0.25, delta=0.04, msg=flow)
+            self.assertAlmostEqual(far[flow] / near[flow], 0.25, delta=0.06, msg=flow)
         # Both uploading: the near station wins by the cost ratio (the
         # contenders share airtime).
         self.assertGreater(both["up-1"] / both["up-2"], 3.0)
