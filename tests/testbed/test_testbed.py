@@ -4,17 +4,36 @@
 With WLANFAIR_TESTBED_LIVE=1 (as root, iperf3 installed) a short live run is
 added that also checks nothing is left behind."""
 
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import unittest
+from fractions import Fraction
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True          # no __pycache__ in the source tree
 import testbed  # noqa: E402
+import testbed_bpf  # noqa: E402
 import testbed_results as tr  # noqa: E402
+
+
+def load_cli():
+    """The wlanfair-testbed script (no .py suffix) as a module."""
+    path = os.path.join(HERE, "wlanfair-testbed")
+    loader = importlib.machinery.SourceFileLoader("wlanfair_testbed", path)
+    spec = importlib.util.spec_from_loader("wlanfair_testbed", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
 
 
 def iperf_json(intervals, error=None):
@@ -49,6 +68,141 @@ class Parsing(unittest.TestCase):
                     dict(prefix=""), dict(cc="a b"), dict(duration=1)):
             with self.assertRaises(testbed.UsageError):
                 testbed.Config(**bad).validate()
+
+    def test_far(self):
+        self.assertEqual(testbed.parse_far("2:4"), {2: 4.0})
+        self.assertEqual(testbed.parse_far("2:4, 5:2.5"), {2: 4.0, 5: 2.5})
+        self.assertEqual(testbed.parse_far("1:1"), {1: 1.0})
+        for bad in ("", "2", "2:", ":4", "2:4,", "2:x", "0:4", "2:0.5", "2:4,2:3",
+                    "-1:4", "2:-4", "2:4:5"):
+            with self.assertRaises(testbed.UsageError, msg=bad):
+                testbed.parse_far(bad)
+
+    def test_far_config(self):
+        cfg = testbed.Config(up=2, down=0, far={2: 4})
+        cfg.validate()
+        self.assertEqual(cfg.frame_cost, 2664)
+        # One turn of a borrowing class = one frame of the costliest station.
+        self.assertEqual(cfg.quantum, 4 * 2664)
+        self.assertEqual(cfg.far_extra(2), 3)
+        self.assertEqual(cfg.far_extra(1), 0)
+        self.assertEqual(cfg.padded_stations, [2])
+        self.assertEqual(testbed.Config(far={1: 2.5}).far_extra(1), Fraction(3, 2))
+        self.assertEqual(testbed.Config(far={1: 1}).padded_stations, [])
+        self.assertEqual(testbed.Config().quantum, 2664)
+        # Beyond what tc BPF can grow a full frame to (~16 kB): refused,
+        # naming the limit for this overhead; a smaller overhead allows more.
+        testbed.Config(far={1: 6}).validate()
+        with self.assertRaises(testbed.UsageError) as e:
+            testbed.Config(far={1: 7}).validate()
+        self.assertIn("1 to 6.36", str(e.exception))
+        testbed.Config(far={1: 10}, overhead=0).validate()
+        for bad in (dict(up=1, down=0, far={2: 4}), dict(far={0: 4}), dict(far={1: 0.5})):
+            with self.assertRaises(testbed.UsageError, msg=str(bad)):
+                testbed.Config(**bad).validate()
+        p = testbed.params_of(testbed.Config(up=1, down=0, far={1: 4}))
+        self.assertEqual(p["far"], {"1": 4})
+        self.assertEqual(p["quantum_bytes"], 10656)
+
+    def test_cli_far(self):
+        cli = load_cli()
+        args = cli.build_parser().parse_args(["run", "--mix", "u2d0", "--far", "2:4",
+                                              "--duration", "5"])
+        cfg = cli.make_config(args)
+        self.assertEqual(cfg.far, {2: 4.0})
+        self.assertEqual(cli.make_config(cli.build_parser().parse_args(
+            ["setup", "--mix", "u1d1"])).far, {})
+        for bad in (["run", "--far", "2:x"], ["run", "--mix", "u1d0", "--far", "3:4"],
+                    ["setup", "--far", "1:9"]):
+            with contextlib.redirect_stderr(io.StringIO()) as err, \
+                    self.assertRaises((SystemExit, testbed.UsageError)) as e:
+                cli.make_config(cli.build_parser().parse_args(bad))
+            if isinstance(e.exception, SystemExit):
+                self.assertEqual(e.exception.code, 2)
+                self.assertIn("--far", err.getvalue())
+
+    def test_medium_commands(self):
+        """The medium: a class per contender with a voice and a best-effort
+        leaf; station frames classified by source and DS field, the AP's
+        voice frames by DS field, the rest of the AP's by default."""
+        cfg = testbed.Config(up=1, down=1, far={2: 4})
+        lines = testbed.medium_commands(cfg)
+        self.assertIn("htb default 1000", lines[0])
+        self.assertIn("stab overhead 1150", lines[0])
+        for cid, be, vo in (("1:2", "1:1000", "1:2000"), ("1:101", "1:1001", "1:2001"),
+                            ("1:102", "1:1002", "1:2002")):
+            self.assertTrue(any(f"parent 1:1 classid {cid} htb" in l for l in lines), cid)
+            self.assertTrue(any(f"parent {cid} classid {be} htb" in l and "prio 1" in l
+                                and "quantum 10656" in l for l in lines), be)
+            self.assertTrue(any(f"parent {cid} classid {vo} htb" in l and "prio 0" in l
+                                for l in lines), vo)
+        self.assertIn("filter add dev air parent 1: protocol ip prio 1 u32 match ip src "
+                      "10.1.0.2/32 match ip tos 0xc0 0xc0 flowid 1:2002", lines)
+        self.assertIn("filter add dev air parent 1: protocol ip prio 2 u32 match ip src "
+                      "10.1.0.2/32 flowid 1:1002", lines)
+        self.assertIn("filter add dev air parent 1: protocol ip prio 3 u32 "
+                      "match ip tos 0xc0 0xc0 flowid 1:2000", lines)
+        self.assertEqual(lines[-1], "qdisc add dev air clsact")
+        plain = testbed.medium_commands(testbed.Config(up=1, down=0))
+        self.assertNotIn("qdisc add dev air clsact", plain)
+        self.assertTrue(any("quantum 2664 burst 5328" in l for l in plain))
+
+    def test_contender_stats(self):
+        text = """class htb 1:1 root rate 52787Kbit ceil 52787Kbit burst 5318b cburst 5318b
+ Sent 1000 bytes 10 pkt (dropped 0, overlimits 3 requeues 0)
+class htb 1:2 parent 1:1 rate 17595Kbit ceil 52787Kbit burst 5324b cburst 5318b
+ Sent 600 bytes 6 pkt (dropped 0, overlimits 1 requeues 0)
+ lended: 4 borrowed: 2 giants: 0
+class htb 1:1000 parent 1:2 leaf 2: prio 1 rate 17595Kbit ceil 52787Kbit
+ Sent 500 bytes 5 pkt (dropped 7, overlimits 0 requeues 0)
+class htb 1:2000 parent 1:2 leaf 2000: prio 0 rate 17595Kbit ceil 52787Kbit
+ Sent 100 bytes 1 pkt (dropped 0, overlimits 0 requeues 0)
+class htb 1:101 parent 1:1 rate 17595Kbit ceil 52787Kbit
+ Sent 400 bytes 4 pkt (dropped 0, overlimits 0 requeues 0)
+class htb 1:1001 parent 1:101 leaf 101: prio 1 rate 17595Kbit ceil 52787Kbit
+ Sent 400 bytes 4 pkt (dropped 0, overlimits 0 requeues 0)
+class htb 1:2001 parent 1:101 leaf 2001: prio 0 rate 17595Kbit ceil 52787Kbit
+ Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0)
+"""
+        qdiscs = [{"kind": "htb", "handle": "1:"},
+                  {"kind": "pfifo", "parent": "1:1000", "drops": 7, "qlen": 3},
+                  {"kind": "pfifo", "parent": "1:2000", "drops": 1, "qlen": 0},
+                  {"kind": "pfifo", "parent": "1:1001", "drops": 0, "qlen": 2}]
+        st = testbed.contender_stats(text, qdiscs, 1)
+        self.assertEqual(st["medium"]["sent_packets"], 10)
+        self.assertEqual(st["ap"]["sent_packets"], 6)
+        self.assertEqual(st["ap"]["dropped"], 8)
+        self.assertEqual(st["ap"]["backlog_packets"], 3)
+        self.assertEqual(st["ap"]["borrowed"], 2)
+        self.assertEqual(st["ap"]["voice"], {"sent_bytes": 100, "sent_packets": 1, "dropped": 1})
+        self.assertEqual(st["sta1"]["sent_bytes"], 400)
+        self.assertEqual(st["sta1"]["backlog_packets"], 2)
+        self.assertEqual(st["sta1"]["voice"]["sent_packets"], 0)
+
+    def test_bpf_programs(self):
+        """The assembled programs: whole instructions, every jump inside the
+        program, exits at the end; a far station's address in each compare
+        (the verifier itself runs in the live tests)."""
+        def decode(code):
+            self.assertEqual(len(code) % 8, 0)
+            return [struct.unpack_from("<BBhi", code, k) for k in range(0, len(code), 8)]
+
+        for code in (testbed_bpf.pad_program([("10.1.0.2", Fraction(3)),
+                                              ("10.1.0.200", Fraction(3, 2))], 1150),
+                     testbed_bpf.trim_program()):
+            insns = decode(code)
+            self.assertEqual(insns[-1][0], 0x95)         # exit
+            for n, (op, _, off, _) in enumerate(insns):
+                if op & 0x07 in (0x05, 0x06) and op not in (0x85, 0x95):
+                    self.assertTrue(0 <= n + 1 + off < len(insns), (n, op, off))
+        pad = decode(testbed_bpf.pad_program([("10.1.0.200", Fraction(3, 2))], 1150))
+        imms = {imm for op, _, _, imm in pad if op == 0x16}
+        self.assertEqual(imms, {testbed_bpf._ip_imm("10.1.0.200")})
+        self.assertIn((0x27, 3, 0, 3), pad)               # r3 *= 3
+        self.assertIn((0x37, 3, 0, 2), pad)               # r3 /= 2
+        self.assertIn((0x07, 3, 0, 1150), pad)            # r3 += overhead
+        # 10.1.0.200 is 0xc800010a little-endian: a negative immediate.
+        self.assertLess(testbed_bpf._ip_imm("10.1.0.200"), 0)
 
     def test_prefix_matches_only_our_roles(self):
         pat = testbed.ns_pattern("wft1-")
@@ -137,6 +291,38 @@ class Live(unittest.TestCase):
             links = subprocess.run(["ip", "-o", "link"], capture_output=True,
                                    text=True).stdout
             self.assertNotIn(prefix, links)
+
+
+@unittest.skipUnless(os.environ.get("WLANFAIR_TESTBED_LIVE") == "1" and os.geteuid() == 0,
+                     "set WLANFAIR_TESTBED_LIVE=1 (root, iperf3) for a live run")
+class FarLive(unittest.TestCase):
+    """The far-station model on the kernel: its frames cost k times a near
+    station's airtime, in both directions."""
+
+    def setUp(self):
+        if not shutil.which("iperf3"):
+            self.skipTest("iperf3 is not installed")
+
+    def run_mix(self, out, up, down, far, name):
+        cfg = testbed.Config(up=up, down=down, duration=5, far=far, cc="cubic",
+                             prefix=f"wftf{os.getpid()}-", out_dir=out, name=name)
+        s = testbed.run(cfg, log=lambda *a: None)
+        self.assertEqual(testbed.list_namespaces(cfg.prefix), [])
+        return {f["name"]: f["mean_bps"] for f in s["flows"]}
+
+    def test_far_costs_k_times(self):
+        with tempfile.TemporaryDirectory() as out:
+            near = self.run_mix(out, 1, 1, {}, "near")
+            far = self.run_mix(out, 1, 1, {1: 4, 2: 4}, "far")
+            both = self.run_mix(out, 2, 0, {2: 4}, "nearfar")
+        print(f"\nnear {near}, far {far}, near+far uploading {both}")
+        # Every frame of both stations costs 4 times as much: each flow gets
+        # a quarter (slow start in 5 s costs a few percent at most).
+        for flow in ("up-1", "down-1"):
+            self.assertAlmostEqual(far[flow] / near[flow], 0.25, delta=0.06, msg=flow)
+        # Both uploading: the near station wins by the cost ratio (the
+        # contenders share airtime).
+        self.assertGreater(both["up-1"] / both["up-2"], 3.0)
 
 
 if __name__ == "__main__":

@@ -13,15 +13,77 @@ station's port on the bridge; downstream: clsact egress of the bridge). On
 
     1:    root; a size table adds a per-frame airtime overhead
     1:1   the medium, rate = ceil = R
-    1:2   the AP (default class: everything towards the stations, i.e. the
-          downstream data AND the ACKs of upstream flows) -> pfifo, AP buffer
-    1:1NN one class per station (source IP) -> pfifo, station buffer
+    1:2   the AP (everything towards the stations, i.e. the downstream data
+          AND the ACKs of upstream flows)
+      1:1000  best effort (default) -> pfifo, AP buffer
+      1:2000  voice -> pfifo, AP buffer
+    1:1NN one class per station (source IP)
+      1:10NN  best effort -> pfifo, station buffer
+      1:20NN  voice -> pfifo, station buffer
 
-Each child has rate R/(N+1) and ceil R: every backlogged contender gets the
-same share of airtime and idle shares are borrowed, frame by frame (quantum
-= one full frame). That is the DCF property behind the problem: the AP, one
-contender for all downstream traffic, gets ~1/(N+1) of the medium and its
-single FIFO is where upstream flows lose ACKs and downstream flows lose data.
+Each contender's class has rate R/(N+1) and ceil R: every backlogged
+contender gets the same share of airtime and idle shares are borrowed, frame
+by frame (quantum = one full frame). That is the DCF property behind the
+problem: the AP, one contender for all downstream traffic, gets ~1/(N+1) of
+the medium and its single best-effort FIFO is where upstream flows lose ACKs
+and downstream flows lose data.
+
+Access categories
+-----------------
+Within each contender, frames whose DS field has precedence 6 or 7 (DSCP
+CS6, CS7 and the codes between; u32 `tos 0xc0/0xc0`) go to its voice leaf
+(HTB prio 0), the rest to best effort (prio 1): while the voice leaf has
+tokens it is served ahead of every best-effort leaf of every contender, as
+EDCA's voice queue (AIFSN 2, CWmin 3) wins the next transmit opportunity
+against best effort (AIFSN 3, CWmin 15), and it has its own FIFO, so a
+voice frame never waits behind its contender's best-effort backlog. Those
+codes are AC_VO for cfg80211_classify8021d on every kernel; EF and VA, voice
+only from Linux 6.8 (RFC 8325 mapping; video before), stay best effort here,
+and so does skb->priority (SO_PRIORITY), which mac80211 overwrites with the
+DSCP's class anyway. Not modelled: EDCA's parameters themselves (voice
+wins the next turn, with no shorter wait), TXOP limits, the video and
+background categories (they are best effort here), admission control. A
+voice leaf has the rate of its contender, so a contender with much voice
+traffic can get up to twice its share, as EDCA lets it.
+
+Far stations (--far STA:K)
+--------------------------
+A station far from the AP uses a lower PHY rate, so its frames, both ways,
+take K times the airtime of a near station's frames of the same size. HTB
+charges bytes, and charges every ancestor of a class the same bytes at the
+ancestor's own rate, so a lower per-class rate or ceil would only cap the
+station, not make its frames cost the medium more. The frames themselves
+grow instead: a tc BPF program on `air` (clsact egress, before the HTB;
+testbed_bpf.py, assembled and loaded with the standard library only) adds
+(K - 1) x (length + overhead) zero bytes after the IP datagram of every
+frame from or to a far station's address, so that with the size table's
+overhead the medium is charged K x (length + overhead); after the medium a
+second program on the station's bridge port cuts it back to the IPv4 total
+length (upstream, the AP's IP layer drops the padding itself). Those ports
+get an MTU of 16000 to forward the grown frames (the bridge, the stations
+and the server keep 1500, so nothing else changes size or MSS). Every
+leaf's quantum is one frame of the costliest station: HTB sends at least
+one packet per turn whatever its size, so with a one-frame quantum a far
+station borrowing idle airtime would get K times its share.
+
+Measured on 6.18 (30M, overhead 1150, K = 4, 20 s, cubic and bbr alike):
+alone, a far station gets 5.80 Mbit/s up and 5.72 down against 23.31 and
+23.25 for a near one (1/4.0); a near and a far station uploading get 11.62
+and 2.91 Mbit/s (the near one 4.0x: the medium shares airtime between
+contenders; two near ones get 11.64 each); downloading, they get 4.50 and
+4.62 (9.1 in total): the AP's single FIFO shares frames, not airtime, which
+is the 802.11 "performance anomaly" (Heusse et al. 2003): every station
+drops to the harmonic mean of the rates.
+
+Limits: tc BPF cannot grow a frame beyond about 16 kB (SKB_MAX_ALLOC with 4
+KiB pages), so K is at most 6.36 with the default overhead (a 54 vs 6
+Mbit/s 802.11a/g pair is ~5.7 for full frames); a frame that cannot grow is
+dropped, never charged as a near one. K applies to every frame of the
+station, also to ACKs, whose fixed per-frame part does not really grow
+with a lower rate. Upstream, a real DCF gives every station the same number
+of transmit opportunities, so a near and a far uploader would get about the
+same throughput (the anomaly again); this model, like airtime fairness,
+lets the near one win. IPv4 only, like the testbed.
 
 Airtime per frame (the size table)
 ----------------------------------
@@ -79,6 +141,7 @@ tcp_allowed_congestion_control list is not touched.
 """
 
 import json
+import math
 import os
 import re
 import resource
@@ -88,6 +151,7 @@ import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
+from fractions import Fraction
 from typing import Dict, List, Optional
 
 from testbed_results import parse_ss, read_intervals, rebin, write_outputs
@@ -102,6 +166,18 @@ BASE_PORT = 5201
 FULL_FRAME = 1514          # bytes the kernel counts for a 1500-byte IP packet
 DEFAULT_OVERHEAD = 1150    # emulated per-frame airtime, see the docstring
 GRACE_S = 15.0             # time allowed after the run for iperf3 to finish
+
+# Far stations (see the docstring): the longest frame tc BPF may make, with
+# a margin (bpf_skb_change_tail stops at SKB_MAX_ALLOC, ~16 kB with 4 KiB
+# pages: 15 900 bytes grew, 16 166 did not, on 6.18), and the MTU of their
+# bridge ports, which forward the grown frames.
+MAX_PADDED_FRAME = 15800
+FAR_PORT_MTU = 16000
+# The DS field of the voice access category in the model: precedence 6 and
+# 7 (CS6, CS7), which cfg80211_classify8021d maps to AC_VO on every kernel
+# (EF is video before 6.8; docs/reporter.md).
+VOICE_TOS, VOICE_TOS_MASK = 0xc0, 0xc0
+BPF_HELPER = os.path.join(os.path.dirname(os.path.realpath(__file__)), "testbed_bpf.py")
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -152,6 +228,27 @@ def parse_mix(text: str):
     return up, down
 
 
+def parse_far(text: str) -> Dict[int, float]:
+    """'2:4' or '2:4,5:2.5' -> {2: 4.0, 5: 2.5}: station 2's frames cost 4
+    times the airtime of a near station's (its PHY rate is a quarter)."""
+    far: Dict[int, float] = {}
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*([0-9]+)\s*:\s*([0-9]+(?:\.[0-9]+)?)\s*", part)
+        if not m:
+            raise UsageError(f"bad far station '{part}' in '{text}' (want STATION:COST, "
+                             "e.g. 2:4)")
+        sta, k = int(m.group(1)), float(m.group(2))
+        if sta in far:
+            raise UsageError(f"station {sta} given twice in '{text}'")
+        if sta < 1:
+            raise UsageError(f"bad station number {sta} (stations count from 1)")
+        if k < 1:
+            raise UsageError(f"airtime cost {m.group(2)} of station {sta} is below 1 "
+                             "(1: a near station)")
+        far[sta] = k
+    return far
+
+
 def parse_onoff(text: str) -> bool:
     if text in ("on", "1", "yes", "true"):
         return True
@@ -174,6 +271,8 @@ class Config:
     cc: Optional[str] = None          # None: the namespaces' default
     delack: bool = True               # receivers' delayed ACKs
     gro: bool = False                 # GRO on the receivers' veths
+    # station -> airtime cost of its frames relative to a near station's
+    far: Dict[int, float] = field(default_factory=dict)
     prefix: str = field(default_factory=lambda: f"wft{os.getpid()}-")
     out_dir: str = "/tmp/wlanfair-testbed"
     name: Optional[str] = None        # output file stem
@@ -192,6 +291,29 @@ class Config:
     def htb_rate(self) -> float:
         """HTB rate so that full frames plus overhead flow at `capacity`."""
         return self.capacity * (FULL_FRAME + self.overhead) / FULL_FRAME
+
+    @property
+    def frame_cost(self) -> int:
+        """What a near station's full frame costs the medium, in bytes."""
+        return FULL_FRAME + self.overhead
+
+    @property
+    def quantum(self) -> int:
+        """HTB quantum of every leaf: one frame of the costliest station, so
+        that taking turns while borrowing shares airtime, not frames (HTB
+        sends at least one packet per turn whatever its size)."""
+        return math.ceil(max(self.far.values(), default=1.0) * self.frame_cost)
+
+    @property
+    def padded_stations(self) -> List[int]:
+        """The far stations whose frames grow (cost above 1)."""
+        return sorted(i for i in self.far if self.far_extra(i) > 0)
+
+    def far_extra(self, station: int) -> Fraction:
+        """k - 1 for a far station as the exact fraction the pad program
+        multiplies by (0 for a near one)."""
+        k = Fraction(self.far.get(station, 1.0)).limit_denominator(1000)
+        return k - 1
 
     def validate(self) -> None:
         if self.up < 0 or self.down < 0 or self.up + self.down == 0:
@@ -214,6 +336,17 @@ class Config:
             raise UsageError(f"bad congestion control name '{self.cc}'")
         if self.name is not None and not re.fullmatch(r"[A-Za-z0-9_.+-]{1,100}", self.name):
             raise UsageError(f"bad run name '{self.name}'")
+        for sta, k in self.far.items():
+            if not 1 <= sta <= self.stations:
+                raise UsageError(f"far station {sta} is not one of the {self.stations} "
+                                 "stations")
+            padded = math.ceil(k * self.frame_cost) - self.overhead
+            if k < 1 or padded > MAX_PADDED_FRAME:
+                limit = (MAX_PADDED_FRAME + self.overhead) / self.frame_cost
+                raise UsageError(f"far station {sta}: cost {k:g} out of range (1 to "
+                                 f"{math.floor(limit * 100) / 100:g} with --overhead "
+                                 f"{self.overhead}: a full frame would grow to {padded} "
+                                 "bytes, and tc BPF can make frames of about 16 kB only)")
 
 
 def check_prefix(prefix: str) -> None:
@@ -323,6 +456,64 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def medium_commands(cfg: Config) -> List[str]:
+    """The `tc -batch` lines of the medium in the AP namespace: the HTB tree
+    on `air`, its classifiers, and the redirects into it."""
+    n = cfg.stations
+    rate = cfg.htb_rate
+    share = rate / (n + 1)
+    # quantum = one full frame (of the costliest station): when contenders
+    # borrow idle airtime they take turns frame by frame, like DCF; bursts
+    # of two such frames keep the medium close to its rate at millisecond
+    # scale.
+    quantum = cfg.quantum
+    burst = f"burst {2 * quantum} cburst {2 * quantum}"
+    stab = f"stab overhead {cfg.overhead} " if cfg.overhead else ""
+    lines = [
+        f"qdisc add dev air root handle 1: {stab}htb default {0x1000:x}",
+        f"class add dev air parent 1: classid 1:1 htb rate {rate:.0f}bit "
+        f"ceil {rate:.0f}bit {burst}",
+    ]
+    # One class per contender (the AP, then each station), and in it the
+    # two access categories: voice (prio 0, served ahead of every
+    # best-effort leaf while it has tokens, like EDCA's voice queue) and
+    # best effort (prio 1), each with its FIFO.
+    for i in range(0, n + 1):
+        cid = Testbed.sta_classid(i) if i else "1:2"
+        limit = cfg.sta_buffer if i else cfg.ap_buffer
+        lines.append(f"class add dev air parent 1:1 classid {cid} htb rate {share:.0f}bit "
+                     f"ceil {rate:.0f}bit {burst}")
+        for leaf, handle, prio in ((Testbed.be_classid(i), Testbed.be_handle(i), 1),
+                                   (Testbed.vo_classid(i), Testbed.vo_handle(i), 0)):
+            lines += [
+                f"class add dev air parent {cid} classid {leaf} htb rate {share:.0f}bit "
+                f"ceil {rate:.0f}bit prio {prio} quantum {quantum} {burst}",
+                f"qdisc add dev air parent {leaf} handle {handle} pfifo limit {limit}",
+            ]
+    voice = f"match ip tos {VOICE_TOS:#x} {VOICE_TOS_MASK:#x}"
+    for i in range(1, n + 1):
+        src = f"match ip src {Testbed.sta_ip(i)}/32"
+        lines += [
+            f"filter add dev air parent 1: protocol ip prio 1 u32 {src} {voice} "
+            f"flowid {Testbed.vo_classid(i)}",
+            f"filter add dev air parent 1: protocol ip prio 2 u32 {src} "
+            f"flowid {Testbed.be_classid(i)}",
+        ]
+    # The AP's own voice frames; the rest of its frames: the default.
+    lines.append(f"filter add dev air parent 1: protocol ip prio 3 u32 {voice} "
+                 f"flowid {Testbed.vo_classid(0)}")
+    # Funnel both directions into the medium (u32 match-all: this kernel
+    # has no matchall classifier).
+    redirect = "protocol all u32 match u32 0 0 action mirred egress redirect dev air"
+    lines += ["qdisc add dev br0 clsact", f"filter add dev br0 egress {redirect}"]
+    for i in range(1, n + 1):
+        lines += [f"qdisc add dev p{i} clsact",
+                  f"filter add dev p{i} ingress {redirect}"]
+    if cfg.padded_stations:
+        lines.append("qdisc add dev air clsact")   # for the pad program
+    return lines
+
+
 class Testbed:
     """The topology of one Config: setup(), the run, teardown()."""
 
@@ -343,6 +534,24 @@ class Testbed:
     @staticmethod
     def sta_classid(i: int) -> str:
         return f"1:{0x100 + i:x}"
+
+    # The access categories of contender i (0: the AP): its best-effort and
+    # voice leaves, and their FIFOs' qdisc handles.
+    @staticmethod
+    def be_classid(i: int) -> str:
+        return f"1:{0x1000 + i:x}"
+
+    @staticmethod
+    def vo_classid(i: int) -> str:
+        return f"1:{0x2000 + i:x}"
+
+    @staticmethod
+    def be_handle(i: int) -> str:
+        return f"{0x100 + i:x}:" if i else "2:"
+
+    @staticmethod
+    def vo_handle(i: int) -> str:
+        return f"{0x2000 + i:x}:"
 
     def __enter__(self):
         self.setup()
@@ -386,6 +595,8 @@ class Testbed:
             f"addr add {AP_WIRED_IP}/24 dev wired0",
             "link set wired0 gso_max_segs 1 up",
             "link add br0 type bridge stp_state 0 mcast_snooping 0",
+            # Set, so that it stays 1500 when far stations' ports grow.
+            "link set br0 mtu 1500",
             f"addr add {AP_WLAN_IP}/24 dev br0",
             "link set br0 up",
             "link add air type ifb",
@@ -438,41 +649,25 @@ class Testbed:
         self.check_connectivity()
 
     def _setup_medium(self) -> None:
-        cfg, n = self.cfg, self.cfg.stations
-        rate = cfg.htb_rate
-        share = rate / (n + 1)
-        frame = FULL_FRAME + cfg.overhead
-        # quantum = one full frame: when contenders borrow idle airtime they
-        # take turns frame by frame, like DCF; bursts of two frames keep the
-        # medium close to its rate at millisecond scale.
-        leaf = f"quantum {frame} burst {2 * frame} cburst {2 * frame}"
-        stab = f"stab overhead {cfg.overhead} " if cfg.overhead else ""
-        lines = [
-            f"qdisc add dev air root handle 1: {stab}htb default 2",
-            f"class add dev air parent 1: classid 1:1 htb rate {rate:.0f}bit "
-            f"ceil {rate:.0f}bit burst {2 * frame} cburst {2 * frame}",
-            f"class add dev air parent 1:1 classid 1:2 htb rate {share:.0f}bit "
-            f"ceil {rate:.0f}bit {leaf}",
-            f"qdisc add dev air parent 1:2 handle 2: pfifo limit {cfg.ap_buffer}",
-        ]
-        for i in range(1, n + 1):
-            cid = self.sta_classid(i)
-            lines += [
-                f"class add dev air parent 1:1 classid {cid} htb rate {share:.0f}bit "
-                f"ceil {rate:.0f}bit {leaf}",
-                f"qdisc add dev air parent {cid} handle {0x100 + i:x}: pfifo "
-                f"limit {cfg.sta_buffer}",
-                f"filter add dev air parent 1: protocol ip prio 1 u32 "
-                f"match ip src {self.sta_ip(i)}/32 flowid {cid}",
-            ]
-        # Funnel both directions into the medium (u32 match-all: this kernel
-        # has no matchall classifier).
-        redirect = "protocol all u32 match u32 0 0 action mirred egress redirect dev air"
-        lines += ["qdisc add dev br0 clsact", f"filter add dev br0 egress {redirect}"]
-        for i in range(1, n + 1):
-            lines += [f"qdisc add dev p{i} clsact",
-                      f"filter add dev p{i} ingress {redirect}"]
-        sh(["tc", "-n", self.ap, "-batch", "-"], input="\n".join(lines) + "\n")
+        sh(["tc", "-n", self.ap, "-batch", "-"],
+           input="\n".join(medium_commands(self.cfg)) + "\n")
+        self._setup_far()
+
+    def _setup_far(self) -> None:
+        """Far stations: their frames, both ways, grow by (k - 1) x (length +
+        overhead) before the medium (the HTB charges bytes) and shrink back
+        after it (testbed_bpf.py). Their bridge ports forward the grown
+        frames, so their MTU is raised; the stations' own MTU stays 1500."""
+        cfg = self.cfg
+        far = cfg.padded_stations
+        if not far:
+            return
+        specs = [f"{self.sta_ip(i)}={cfg.far_extra(i)}" for i in far]
+        sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "pad", "air", *specs,
+                            "--overhead", str(cfg.overhead)]))
+        for i in far:
+            sh(["ip", "-n", self.ap, "link", "set", f"p{i}", "mtu", str(FAR_PORT_MTU)])
+            sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "trim", f"p{i}"]))
 
     def check_connectivity(self) -> None:
         """Each station reaches srv through the medium: a TCP connection to a
@@ -483,8 +678,9 @@ class Testbed:
         procs = [(ns, subprocess.Popen(nsexec(ns, [sys.executable, "-c", code]),
                                        stderr=subprocess.PIPE, text=True))
                  for ns in self.sta]
-        bad = [f"{ns}: {p.communicate()[1].strip() or p.returncode}"
-               for ns, p in procs if p.wait() != 0]
+        # communicate() for every one: it also closes the pipe.
+        errs = [(ns, p.communicate()[1].strip(), p.returncode) for ns, p in procs]
+        bad = [f"{ns}: {err or rc}" for ns, err, rc in errs if rc != 0]
         if bad:
             raise TestbedError("no connectivity through the medium: " + "; ".join(bad))
 
@@ -492,37 +688,52 @@ class Testbed:
 
     def tc_stats(self) -> Dict[str, dict]:
         """Counters of the medium per contender: sent and overlimits (times HTB
-        throttled the class) of the HTB class, dropped and backlog of its leaf
-        FIFO. Byte counts include the emulated per-frame overhead."""
+        throttled the class) of its HTB class, dropped and backlog of its
+        FIFOs, and its voice leaf's share ("voice"). Byte counts include the
+        emulated per-frame overhead (and a far station's extra airtime)."""
         qd = json.loads(sh(["tc", "-n", self.ap, "-s", "-j", "qdisc", "show",
                             "dev", "air"]).stdout)
-        leaves = {q.get("parent"): q for q in qd if q.get("parent")}
         # iproute2 6.1 prints HTB classes as text even with -j.
         text = sh(["tc", "-n", self.ap, "-s", "class", "show", "dev", "air"]).stdout
-        stats = {}
-        for block in re.split(r"\n(?=class )", text.strip()):
-            m = re.match(r"class htb (\S+)", block)
-            s = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+), "
-                          r"overlimits (\d+)", block)
-            if not m or not s:
-                continue
-            cid = m.group(1)
-            leaf = leaves.get(cid, {})
-            entry = {"class": cid, "sent_bytes": int(s.group(1)),
-                     "sent_packets": int(s.group(2)),
-                     "dropped": int(leaf.get("drops", s.group(3))),
-                     "overlimits": int(s.group(4)),
-                     "backlog_packets": int(leaf.get("qlen", 0))}
-            b = re.search(r"lended: (\d+) borrowed: (\d+)", block)
-            if b:
-                entry["lended"], entry["borrowed"] = int(b.group(1)), int(b.group(2))
-            if cid == "1:1":
-                stats["medium"] = entry
-            elif cid == "1:2":
-                stats["ap"] = entry
-            else:
-                stats[f"sta{int(cid.split(':')[1], 16) - 0x100}"] = entry
-        return stats
+        return contender_stats(text, qd, self.cfg.stations)
+
+
+def contender_stats(class_text: str, qdiscs: List[dict], stations: int) -> Dict[str, dict]:
+    """`tc -s class show` text and `tc -s -j qdisc show` JSON of the medium
+    -> {"medium": ..., "ap": ..., "sta1": ...} (see Testbed.tc_stats)."""
+    fifos = {q.get("parent"): q for q in qdiscs if q.get("parent")}
+    classes = {}
+    for block in re.split(r"\n(?=class )", class_text.strip()):
+        m = re.match(r"class htb (\S+)", block)
+        c = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+), "
+                      r"overlimits (\d+)", block)
+        if not m or not c:
+            continue
+        entry = {"class": m.group(1), "sent_bytes": int(c.group(1)),
+                 "sent_packets": int(c.group(2)), "dropped": int(c.group(3)),
+                 "overlimits": int(c.group(4))}
+        b = re.search(r"lended: (\d+) borrowed: (\d+)", block)
+        if b:
+            entry["lended"], entry["borrowed"] = int(b.group(1)), int(b.group(2))
+        classes[m.group(1)] = entry
+    stats = {}
+    if "1:1" in classes:
+        stats["medium"] = dict(classes["1:1"], backlog_packets=0)
+    for i in range(0, stations + 1):
+        cid = Testbed.sta_classid(i) if i else "1:2"
+        if cid not in classes:
+            continue
+        entry = dict(classes[cid], dropped=0, backlog_packets=0)
+        for leaf in (Testbed.be_classid(i), Testbed.vo_classid(i)):
+            fifo = fifos.get(leaf, {})
+            entry["dropped"] += int(fifo.get("drops", classes.get(leaf, {}).get("dropped", 0)))
+            entry["backlog_packets"] += int(fifo.get("qlen", 0))
+        vo = classes.get(Testbed.vo_classid(i), {})
+        entry["voice"] = {"sent_bytes": vo.get("sent_bytes", 0),
+                          "sent_packets": vo.get("sent_packets", 0),
+                          "dropped": int(fifos.get(Testbed.vo_classid(i), {}).get("drops", 0))}
+        stats[f"sta{i}" if i else "ap"] = entry
+    return stats
 
 
 # --- traffic -----------------------------------------------------------------
@@ -760,7 +971,8 @@ def params_of(cfg: Config) -> dict:
     del p["verbose"]
     p.update(mix=cfg.mix, htb_rate_bps=round(cfg.htb_rate),
              share_rate_bps=round(cfg.htb_rate / (cfg.stations + 1)),
-             frame_cost_bytes=FULL_FRAME + cfg.overhead,
+             frame_cost_bytes=cfg.frame_cost, quantum_bytes=cfg.quantum,
+             far={str(k): v for k, v in sorted(cfg.far.items())},
              netns_default_cc=read_sysctl("net/ipv4/tcp_congestion_control"))
     return p
 
