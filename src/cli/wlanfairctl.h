@@ -21,6 +21,7 @@ typedef struct {
 } WfCliCommand;
 
 /* One subcommand per file: wlanfairctl-<name>.c */
+int wf_cli_ap (int argc, char **argv);
 int wf_cli_fairness (int argc, char **argv);
 int wf_cli_listen (int argc, char **argv);
 int wf_cli_scan (int argc, char **argv);
