@@ -486,9 +486,10 @@ round_run (WfApdDaemon *d)
       if (s->reporting && s->trusted)
         d->last_report = now;
     }
+  /* The mode first: entering control resets the controller. */
+  decide_mode (d, now);
   dec = g_new0 (WfApdDecision, MAX (snap->len, 1));
   wf_apd_controller_step (d->controller, (WfApdStation *) snap->data, snap->len, now, dec, &round);
-  decide_mode (d, now);
 
   applied = g_new0 (WfApdApplied, MAX (snap->len, 1));
   counters = g_new0 (WfApdCounters, MAX (snap->len, 1));
