@@ -34,6 +34,8 @@
 #define DELAY_GAIN 0.5
 #define MAX_DELAY_STEP_US 20000
 #define DEFAULT_RTT_S 0.02
+#define FREE_BELOW_CAP 0.85        /* a cap not reached: the air holds it */
+#define RAMP_GROWTH 1.10          /* used above this x the window's max: ramping */
 
 typedef struct {
   double  cap_bps;          /* 0: none */
@@ -145,6 +147,11 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
         }
     }
 
+  /* While the cell's use still grows (flows in slow start, after a start
+   * or a join), what it used is not yet what it can use: caps set from it
+   * would hold every station below what the air gives. */
+  double prev_max = window_max (p);
+  gboolean ramping = used > RAMP_GROWTH * prev_max;
   p->used[p->next] = used;
   p->next = (p->next + 1) % WINDOW;
   p->n_used = MIN (p->n_used + 1, WINDOW);
@@ -196,6 +203,34 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   double level = 0;
   if (n_dem > 0 && dem_air > 0)
     level = MAX (u_max - sat_air, 0) / dem_air;
+  /* The satisfied test above uses the airtime level; caps may use less. */
+  double air_level = level;
+
+  /* Where the AP can tell no station's cost (bridge ports of an
+   * emulation: no PHY rate), airtime counted in bits is not invariant:
+   * the cell carries fewer bits once the cheap stations are held back, so
+   * U_max overstates the level for WINDOW rounds. The stations with
+   * demand that are not held show what the air gives: the level is at
+   * most (1 + MARGIN) x the lowest of their rates per unit of shape. Only
+   * those whose own trusted report says they want more (a flow held back
+   * by the path, not by the application): a silent station below the
+   * level may just want little, and would drag every cap down to it. */
+  if (n_known == 0 && n_dem >= 2)
+    {
+      double free_min = G_MAXDOUBLE;
+      for (guint i = 0; i < n; i++)
+        {
+          const WfApdStation *s = &stations[i];
+          Sta *st = wf_apd_controller_sta (c, s);
+          /* Held by a cap it does not reach, it is free all the same. */
+          gboolean free = st->cap_bps <= 0 || x[i] < FREE_BELOW_CAP * st->cap_bps;
+          if (demand[i] && free && st->delay_us == 0 &&
+              s->reporting && s->trusted && !s->app_limited)
+            free_min = MIN (free_min, x[i] / shape[i]);
+        }
+      if (free_min < G_MAXDOUBLE)
+        level = MIN (level, (1 + MARGIN) * free_min);
+    }
 
   for (guint i = 0; i < n; i++)
     {
@@ -224,7 +259,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
       switch (prm->knob)
         {
         case WF_ACTUATOR_KNOB_RATE:
-          if (st->cap_bps > 0 || x[i] > (1 + MARGIN) * share)
+          if (st->cap_bps > 0 || (x[i] > (1 + MARGIN) * share && !ramping))
             {
               /* At most halve per round; at most double. */
               double cap = (1 + MARGIN) * share;
@@ -238,7 +273,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
               d->why = x[i] > (1 + MARGIN) * share ? "above its share" : "held at its share";
             }
           else
-            d->why = "at or below its share";
+            d->why = ramping ? "the cell is ramping up" : "at or below its share";
           break;
 
         case WF_ACTUATOR_KNOB_DELAY:
@@ -285,7 +320,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   round->tradeoff = wf_apd_tradeoff (x, active, n, round->capacity_bps);
   round->level_bps = level;
   round->saturated = saturated;
-  p->level = level;
+  p->level = air_level;
 }
 
 const WfApdControllerOps wf_apd_controller_share = {
