@@ -119,10 +119,13 @@ class ApdTest(unittest.TestCase):
 
     def spawn(self, ns, args, log=None):
         out = open(log, "w") if log else subprocess.DEVNULL
+        # No key but the one given (wlanfair-apd reads
+        # $CREDENTIALS_DIRECTORY/apd.key when key= is unset).
+        env = {k: v for k, v in os.environ.items() if k != "CREDENTIALS_DIRECTORY"}
         try:
             p = subprocess.Popen(testbed.nsexec(ns, args), stdin=subprocess.DEVNULL,
                                  stdout=out, stderr=subprocess.STDOUT if log else
-                                 subprocess.DEVNULL)
+                                 subprocess.DEVNULL, env=env)
         finally:
             if log:
                 out.close()
