@@ -51,6 +51,7 @@ CONVERGE_S = 10
 CHECK_S = 5
 TARGET_JAIN = 0.97   # what the brief asks of the controlled cell
 TOTAL_OF_BOUND = 0.95
+PER_SECOND_JAIN = 0.90
 
 
 def jain(x):
@@ -396,11 +397,29 @@ class ApdTest(unittest.TestCase):
                  sum(mean) / bound, " ".join("%.3f" % j for j in per_s), TARGET_JAIN,
                  "%.1f" % conv if conv is not None else "never",
                  " ".join("%g:%.3f" % tj for tj in status_j)))
+        # The daemon's rounds: what it measured per station and its cap.
+        key = "ap_up_bps" if flows[0][1] == "up" else "ap_down_bps"
+        cap = "rate_up_bps" if flows[0][1] == "up" else "rate_down_bps"
+        for t, st in self.rounds:
+            cells = []
+            for i in range(1, n + 1):
+                e = self.station(st, i) or {}
+                c = e.get("setting", {}).get(cap, 0) if e.get("setting", {}).get("limited") else 0
+                cells.append("sta%d %5.2f cap %5.2f" % (i, e.get(key, 0) / 1e6, c / 1e6))
+            print("  round %3d at %5.1f s: %s, level %.2f, %s" % (
+                st["rounds"], t - t_apd, st["mode"], st["round"]["level_bps"] / 1e6,
+                "; ".join(cells)))
         modes = {s["mode"] for t, s in self.rounds if t - t_apd > 3}
         self.assertEqual(modes, {"control"}, self.rounds[-1][1] if self.rounds else None)
         self.assertLess(jain(unc), 0.9, "the uncontrolled cell was already fair: %s" % unc)
         self.assertGreaterEqual(jain(mean), TARGET_JAIN, mean)
-        self.assertGreaterEqual(sum(mean), TOTAL_OF_BOUND * bound, (mean, bound))
+        # 1-s bins alias with the daemon's 1-s rounds: measured down to 0.930
+        # (uploads, 12 runs), while the 5-s means were at 0.9988 or more.
+        self.assertGreaterEqual(min(per_s[k] for k in window), PER_SECOND_JAIN,
+                                [per_s[k] for k in window])
+        self.assertGreaterEqual(sum(mean), TOTAL_OF_BOUND * bound,
+                                "total %.2f Mbit/s is %.3f x the throughput-fair bound %.2f"
+                                % (sum(mean) / 1e6, sum(mean) / bound, bound / 1e6))
         return x
 
     def test_controlled_upload(self):
