@@ -34,7 +34,7 @@
 #define DELAY_GAIN 0.5
 #define MAX_DELAY_STEP_US 20000
 #define DEFAULT_RTT_S 0.02
-#define FREE_BELOW_CAP 0.85        /* a cap not reached: the air holds it */
+#define WINDOW_NO_COSTS 3         /* ... where no station's cost is known */
 #define RAMP_GROWTH 1.10          /* used above this x the window's max: ramping */
 
 typedef struct {
@@ -67,13 +67,14 @@ share_reset (WfApdController *c)
   p->level = 0;
 }
 
+/* The most used in the last `rounds` rounds. */
 static double
-window_max (const Share *p)
+window_max (const Share *p, guint rounds)
 {
   double m = 0;
 
-  for (guint i = 0; i < p->n_used; i++)
-    m = MAX (m, p->used[i]);
+  for (guint k = 1; k <= MIN (rounds, p->n_used); k++)
+    m = MAX (m, p->used[(p->next + WINDOW - k) % WINDOW]);
   return m;
 }
 
@@ -150,12 +151,18 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   /* While the cell's use still grows (flows in slow start, after a start
    * or a join), what it used is not yet what it can use: caps set from it
    * would hold every station below what the air gives. */
-  double prev_max = window_max (p);
+  /* Where the AP can tell no station's cost (bridge ports of an
+   * emulation without port-rates=), airtime is counted in bits, and bits
+   * are not invariant: the cell carries fewer once the cheap stations are
+   * held back, so a long memory would overstate the level for WINDOW
+   * rounds. A short one forgets the overstatement sooner. */
+  guint window = n_known ? WINDOW : WINDOW_NO_COSTS;
+  double prev_max = window_max (p, window);
   gboolean ramping = used > RAMP_GROWTH * prev_max;
   p->used[p->next] = used;
   p->next = (p->next + 1) % WINDOW;
   p->n_used = MIN (p->n_used + 1, WINDOW);
-  double u_max = window_max (p);
+  double u_max = window_max (p, window);
   gboolean saturated = u_max <= 0 || used >= SATURATED * u_max;
 
   /* Who has demand. A report that every busy flow is application-limited
@@ -203,34 +210,6 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   double level = 0;
   if (n_dem > 0 && dem_air > 0)
     level = MAX (u_max - sat_air, 0) / dem_air;
-  /* The satisfied test above uses the airtime level; caps may use less. */
-  double air_level = level;
-
-  /* Where the AP can tell no station's cost (bridge ports of an
-   * emulation: no PHY rate), airtime counted in bits is not invariant:
-   * the cell carries fewer bits once the cheap stations are held back, so
-   * U_max overstates the level for WINDOW rounds. The stations with
-   * demand that are not held show what the air gives: the level is at
-   * most (1 + MARGIN) x the lowest of their rates per unit of shape. Only
-   * those whose own trusted report says they want more (a flow held back
-   * by the path, not by the application): a silent station below the
-   * level may just want little, and would drag every cap down to it. */
-  if (n_known == 0 && n_dem >= 2)
-    {
-      double free_min = G_MAXDOUBLE;
-      for (guint i = 0; i < n; i++)
-        {
-          const WfApdStation *s = &stations[i];
-          Sta *st = wf_apd_controller_sta (c, s);
-          /* Held by a cap it does not reach, it is free all the same. */
-          gboolean free = st->cap_bps <= 0 || x[i] < FREE_BELOW_CAP * st->cap_bps;
-          if (demand[i] && free && st->delay_us == 0 &&
-              s->reporting && s->trusted && !s->app_limited)
-            free_min = MIN (free_min, x[i] / shape[i]);
-        }
-      if (free_min < G_MAXDOUBLE)
-        level = MIN (level, (1 + MARGIN) * free_min);
-    }
 
   for (guint i = 0; i < n; i++)
     {
@@ -320,7 +299,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   round->tradeoff = wf_apd_tradeoff (x, active, n, round->capacity_bps);
   round->level_bps = level;
   round->saturated = saturated;
-  p->level = air_level;
+  p->level = level;
 }
 
 const WfApdControllerOps wf_apd_controller_share = {
