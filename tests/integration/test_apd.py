@@ -364,7 +364,12 @@ class ApdTest(unittest.TestCase):
         tf, t0 = self.start_traffic(flows, seconds)
         time.sleep(max(0.0, t0 + WARM_S - time.monotonic()))
         t_apd = time.monotonic()
-        self.start_apd()
+        # What nl80211 would tell a real AP: each station's PHY rate, the
+        # capacity over its airtime cost.
+        cfg = self.tb.cfg
+        rates = ",".join("p%d=%.0f" % (i, cfg.capacity / airtime_cost.get(i, 1.0))
+                         for i in range(1, cfg.stations + 1))
+        self.start_apd("port-rates=" + rates)
         self.poll(timeout=t0 + seconds - time.monotonic())
         x = self.series(tf, t0, seconds)
         self.assertEqual(self.stop(self.apd_proc), 0)
@@ -424,8 +429,8 @@ class ApdTest(unittest.TestCase):
 
     def test_controlled_upload(self):
         """A near and a far (4x) station uploading: airtime sharing gives
-        the near one ~4x more; the daemon (equal costs assumed: bridge
-        ports tell no PHY rate) holds the near one's uploads back on the
+        the near one ~4x more; the daemon (told the ports' PHY rates, as
+        nl80211 tells a real AP) holds the near one's uploads back on the
         IFB fed from br0's ingress until both get the same. The best
         throughput-fair total is 2/(1+4) of the airtime the cell used."""
         self.controlled([(1, "up", 1), (2, "up", 1)], {2: FAR_COST}, {2: FAR_COST},
