@@ -60,3 +60,12 @@ wf_keyfile_parse_bool (const char *key, const char *v, gboolean *out, GError **e
     }
   return TRUE;
 }
+
+char *
+wf_keyfile_credential (const char *name)
+{
+  const char *dir = g_getenv ("CREDENTIALS_DIRECTORY");
+  g_autofree char *path = dir ? g_build_filename (dir, name, NULL) : NULL;
+
+  return path && g_file_test (path, G_FILE_TEST_EXISTS) ? g_steal_pointer (&path) : NULL;
+}

@@ -22,4 +22,9 @@ gboolean wf_keyfile_parse_bool (const char *key,
                                 gboolean   *out,
                                 GError    **error);
 
+/* systemd's LoadCredential=NAME:/etc/wlanfair/NAME: a root-only file
+ * (a key) handed to a DynamicUser service as its own copy. The path of
+ * $CREDENTIALS_DIRECTORY/NAME when it exists, else NULL. */
+char    *wf_keyfile_credential (const char *name);
+
 G_END_DECLS

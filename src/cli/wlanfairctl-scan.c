@@ -41,23 +41,6 @@ usage (void)
 int
 wf_cli_scan (int argc, char **argv)
 {
-  const char *sub;
-
   /* Bare "scan" and "scan --json" mean "scan status". */
-  if (argc < 2 || (argv[1][0] == '-' && !g_str_equal (argv[1], "--help")
-                   && !g_str_equal (argv[1], "-h")))
-    return wf_cli_scan_status (argc, argv);
-  sub = argv[1];
-  if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
-    {
-      usage ();
-      return WF_EXIT_OK;
-    }
-  for (gsize i = 0; i < G_N_ELEMENTS (subcommands); i++)
-    if (g_str_equal (sub, subcommands[i].name))
-      {
-        wf_cli_enter_command (sub);
-        return subcommands[i].run (argc - 1, argv + 1);
-      }
-  return wf_cli_usage_error ("unknown command '%s'", sub);
+  return wf_cli_run_subcommand (argc, argv, subcommands, G_N_ELEMENTS (subcommands), usage);
 }

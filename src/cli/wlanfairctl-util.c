@@ -100,3 +100,27 @@ wf_cli_format_bps (double bps)
     return g_strdup_printf ("%.1f kbit/s", bps / 1e3);
   return g_strdup_printf ("%.0f bit/s", bps);
 }
+
+int
+wf_cli_run_subcommand (int argc, char **argv, const WfCliCommand *subs, gsize n_subs,
+                       void (*usage) (void))
+{
+  const char *sub;
+
+  if (argc < 2 || (argv[1][0] == '-' && !g_str_equal (argv[1], "--help")
+                   && !g_str_equal (argv[1], "-h")))
+    return subs[0].run (argc, argv);
+  sub = argv[1];
+  if (g_str_equal (sub, "--help") || g_str_equal (sub, "-h") || g_str_equal (sub, "help"))
+    {
+      usage ();
+      return WF_EXIT_OK;
+    }
+  for (gsize i = 0; i < n_subs; i++)
+    if (g_str_equal (sub, subs[i].name))
+      {
+        wf_cli_enter_command (sub);
+        return subs[i].run (argc - 1, argv + 1);
+      }
+  return wf_cli_usage_error ("unknown command '%s'", sub);
+}

@@ -29,6 +29,11 @@ int wf_cli_status (int argc, char **argv);
 int wf_cli_tcp (int argc, char **argv);
 int wf_cli_top (int argc, char **argv);
 
+/* A command with subcommands ("scan", "ap"): runs the one argv[1] names;
+ * bare, or with an option first, the first of `subs` (its status). */
+int wf_cli_run_subcommand (int argc, char **argv, const WfCliCommand *subs, gsize n_subs,
+                           void (*usage) (void));
+
 /* Appends NAME to the program name ("wlanfairctl scan" -> "wlanfairctl
  * scan hold") for a command's own subcommand. */
 void wf_cli_enter_command (const char *name);

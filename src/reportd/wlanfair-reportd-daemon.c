@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "wlanfair-netwatch.h"
+#include "wlanfair-keyfile.h"
 #include "wlanfair-notify.h"
 #include "wlanfair-prometheus.h"
 #include "wlanfair-ratelimit.h"
@@ -206,16 +207,6 @@ quit_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* systemd's LoadCredential=reportd.key:/etc/wlanfair/reportd.key: the
- * root-only key, handed to the DynamicUser service as its own file. */
-static char *
-credential_key (void)
-{
-  const char *dir = g_getenv ("CREDENTIALS_DIRECTORY");
-  g_autofree char *path = dir ? g_build_filename (dir, "reportd.key", NULL) : NULL;
-
-  return path && g_file_test (path, G_FILE_TEST_EXISTS) ? g_steal_pointer (&path) : NULL;
-}
 
 static gboolean
 setup (Reportd *d, GError **error)
@@ -234,7 +225,8 @@ setup (Reportd *d, GError **error)
     {
       g_autofree char *host_id = wf_report_host_id (d->options->machine_id, error);
       g_autoptr(GBytes) key = NULL;
-      g_autofree char *key_file = c->key_file ? g_strdup (c->key_file) : credential_key ();
+      g_autofree char *key_file = c->key_file ? g_strdup (c->key_file)
+                                              : wf_keyfile_credential ("reportd.key");
 
       if (host_id == NULL)
         return FALSE;
