@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   int   status;
@@ -344,6 +345,294 @@ test_tcp_status_json (void)
   g_assert_nonnull (json_object_get_array_member (o, "connections"));
 }
 
+/* ---- wlanfairctl ap -------------------------------------------------------- */
+
+/* tests/data/apd-status.json with members replaced; a temporary file. */
+static char *
+write_ap_status (gint64 time_us, gint64 pid, gint64 version)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "apd-status.json", NULL);
+  g_autofree char *text = NULL;
+  JsonObject *o;
+
+  json_parser_load_from_file (parser, data, &error);
+  g_assert_no_error (error);
+  o = json_node_get_object (json_parser_get_root (parser));
+  json_object_set_int_member (o, "time_us", time_us);
+  json_object_set_int_member (o, "pid", pid);
+  json_object_set_int_member (o, "version", version);
+  text = json_to_string (json_parser_get_root (parser), TRUE);
+  return write_series (text);
+}
+
+/* Written now by a process that runs (this one): not stale. */
+static char *
+write_fresh_ap_status (void)
+{
+  return write_ap_status (g_get_real_time (), getpid (), 1);
+}
+
+static const char *
+line_with (const char *text, const char *part, char **line)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (char **l = lines; *l; l++)
+    if (strstr (*l, part))
+      {
+        *line = g_strdup (*l);
+        return *line;
+      }
+  g_error ("no line with '%s' in:\n%s", part, text);
+  return NULL;
+}
+
+/* Column of `part` in the line that holds `key`. */
+static glong
+column_of (const char *text, const char *key, const char *part)
+{
+  g_autofree char *line = NULL;
+  const char *at;
+
+  line_with (text, key, &line);
+  at = strstr (line, part);
+  if (!at)
+    g_error ("'%s' not in '%s'", part, line);
+  return g_utf8_pointer_to_offset (line, at);
+}
+
+static void
+test_ap_status_table (void)
+{
+  g_autofree char *path = write_fresh_ap_status ();
+  g_auto(Run) r = { 0 };
+
+  RUN (&r, NULL, "ap", "status", "--status", path);
+  g_unlink (path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_null (strstr (r.out, "STALE"));
+  g_assert_nonnull (strstr (r.out, "wlanfair-apd on wlan0 (stations from nl80211)"));
+  g_assert_nonnull (strstr (r.out, "controller  share, actuator rate, objective throughput, directions both\n"));
+  g_assert_nonnull (strstr (r.out, "mode        control: reports signed with the configured key\n"));
+  g_assert_nonnull (strstr (r.out, "jain 0.991, trade-off 0.930"));
+  g_assert_nonnull (strstr (r.out, "total 9.80 Mbit/s, bound 10.10 Mbit/s, capacity 10.40 Mbit/s"));
+  g_assert_nonnull (strstr (r.out, "accepted 180, rejected 3 (json 1, bad-mac 2), untrusted 1, unmatched 0\n"));
+
+  /* Station 1: addresses, host, signal, MCS, goodputs, demand, share, cap, why. */
+  g_assert_true (g_regex_match_simple (
+    "^02:00:00:00:01:00 +10\\.77\\.0\\.11,fd77::11 +near-laptop +-42 dBm +7 +4\\.75/0\\.11 +4\\.80/0\\.12 "
+    "+unsatisfied +4\\.90 +cap down 5\\.14 Mbit/s +held at 1\\.05 x its share$",
+    r.out, G_REGEX_MULTILINE, 0));
+  /* Station 2: no report (its report columns empty), MCS -1 is none. */
+  g_assert_true (g_regex_match_simple (
+    "^02:00:00:00:02:00 +10\\.77\\.0\\.12 +- +-71 dBm +- +-/- +5\\.00/0\\.09 +unsatisfied +4\\.90 +none +below its share$",
+    r.out, G_REGEX_MULTILINE, 0));
+  /* Station 3: no signal at all, idle. */
+  g_assert_true (g_regex_match_simple ("^02:00:00:00:03:00 +- +- +- +- +-/- +0\\.00/0\\.00 +none +0\\.00 +none +idle$",
+                                       r.out, G_REGEX_MULTILINE, 0));
+  /* Aligned: a column starts at the same place in the heading and every row. */
+  g_assert_cmpint (column_of (r.out, "SETTING", "SETTING"), ==, column_of (r.out, "01:00 ", "cap down"));
+  g_assert_cmpint (column_of (r.out, "SETTING", "WHY"), ==, column_of (r.out, "03:00 ", "idle"));
+  g_assert_cmpint (column_of (r.out, "SETTING", "WHY"), ==, column_of (r.out, "02:00 ", "below"));
+}
+
+static void
+test_ap_status_json (void)
+{
+  g_autoptr(JsonParser) p = NULL, p2 = NULL;
+  g_autofree char *path = write_fresh_ap_status ();
+  g_auto(Run) r = { 0 }, bare = { 0 };
+  JsonObject *o, *sta;
+  JsonArray *stations;
+
+  RUN (&r, NULL, "ap", "status", "--json", "--status", path);
+  /* Bare "ap" is "ap status". */
+  RUN (&bare, NULL, "ap", "-j", "--status", path);
+  g_unlink (path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  o = parse_object (r.out, &p);
+  g_assert_cmpint (json_object_get_int_member (o, "version"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "pid"), ==, getpid ());
+  g_assert_cmpfloat_with_epsilon (
+    json_object_get_double_member (json_object_get_object_member (o, "round"), "jain"), 0.991, 1e-12);
+  stations = json_object_get_array_member (o, "stations");
+  g_assert_cmpuint (json_array_get_length (stations), ==, 3);
+  sta = json_array_get_object_element (stations, 0);
+  g_assert_cmpstr (json_object_get_string_member (sta, "mac"), ==, "02:00:00:00:01:00");
+  g_assert_cmpfloat_with_epsilon (
+    json_object_get_double_member (json_object_get_object_member (sta, "setting"), "rate_down_bps"),
+    5145000, 1e-6);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (
+    json_object_get_object_member (o, "reports"), "rejected"), "bad-mac"), ==, 2);
+
+  g_assert_cmpint (bare.status, ==, 0);
+  o = parse_object (bare.out, &p2);
+  g_assert_cmpint (json_object_get_int_member (o, "version"), ==, 1);
+}
+
+/* A pid that surely ran and is gone: a child of ours, reaped. */
+static gint64
+dead_pid (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) proc = g_subprocess_new (G_SUBPROCESS_FLAGS_NONE, &error, "true", NULL);
+  gint64 pid;
+
+  g_assert_no_error (error);
+  pid = g_ascii_strtoll (g_subprocess_get_identifier (proc), NULL, 10);
+  g_subprocess_wait (proc, NULL, &error);
+  g_assert_no_error (error);
+  return pid;
+}
+
+static void
+test_ap_status_stale (void)
+{
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "apd-status.json", NULL);
+  g_autofree char *gone = write_ap_status (g_get_real_time (), dead_pid (), 1);
+  g_autoptr(JsonParser) p = NULL;
+  g_auto(Run) old = { 0 }, dead = { 0 }, json = { 0 };
+
+  /* The example was written in 2025: printed, with a warning, exit 1. */
+  RUN (&old, NULL, "ap", "status", "--status", data);
+  g_assert_cmpint (old.status, ==, 1);
+  g_assert_nonnull (strstr (old.out, "02:00:00:00:01:00"));
+  g_assert_true (g_regex_match_simple ("^STALE +last written [0-9]+ days ago", old.out, G_REGEX_MULTILINE, 0));
+  assert_one_line (old.err, "is stale (last written");
+  g_assert_nonnull (strstr (old.err, data));
+
+  RUN (&json, NULL, "ap", "status", "--json", "--status", data);
+  g_assert_cmpint (json.status, ==, 1);
+  parse_object (json.out, &p);
+  assert_one_line (json.err, "is stale");
+
+  /* Written just now, by a process that is gone. */
+  RUN (&dead, NULL, "ap", "status", "--status", gone);
+  g_unlink (gone);
+  g_assert_cmpint (dead.status, ==, 1);
+  assert_one_line (dead.err, "is not running): wlanfair-apd stopped or is stuck");
+  g_assert_null (strstr (dead.err, "last written"));
+  g_assert_nonnull (strstr (dead.out, "02:00:00:00:03:00"));
+}
+
+static void
+test_ap_missing (void)
+{
+  const char *missing = "/nonexistent/wlanfair-apd/status.json";
+  g_auto(Run) r = { 0 }, w = { 0 };
+
+  RUN (&r, NULL, "ap", "status", "--status", missing);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  assert_one_line (r.err, "wlanfair-apd is not running (no /nonexistent/wlanfair-apd/status.json");
+
+  /* watch says it at once rather than drawing an empty view. */
+  RUN (&w, NULL, "ap", "watch", "-n", "1", "--status", missing);
+  g_assert_cmpint (w.status, ==, 1);
+  g_assert_cmpstr (w.out, ==, "");
+  assert_one_line (w.err, "wlanfair-apd is not running");
+}
+
+static void
+test_ap_malformed (void)
+{
+  struct {
+    const char *text;   /* NULL: the example as version 2 */
+    const char *part;
+  } cases[] = {
+    { "{\"version\": 1,", "not valid JSON" },
+    { "", "no JSON object" },
+    { "[1]", "no JSON object" },
+    { "{\"pid\": 1}", "no version" },
+    { "{\"version\": \"1\"}", "no version" },
+    { "{\"version\": 1}", "'pid' missing" },
+    { "{\"version\": 1, \"pid\": 1, \"time_us\": 1, \"interface\": \"w\", \"mode\": \"control\","
+      " \"round\": {}, \"reports\": {}, \"stations\": [{\"why\": \"x\"}]}", "'stations[].mac'" },
+    { NULL, "status version 2, this wlanfairctl reads version 1" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = cases[i].text ? write_series (cases[i].text)
+                                            : write_ap_status (g_get_real_time (), getpid (), 2);
+      g_auto(Run) r = { 0 }, w = { 0 };
+
+      g_test_message ("case %" G_GSIZE_FORMAT ": %s", i, cases[i].part);
+      RUN (&r, NULL, "ap", "status", "--status", path);
+      RUN (&w, NULL, "ap", "watch", "-n", "1", "--status", path);
+      g_unlink (path);
+      g_assert_cmpint (r.status, ==, 1);
+      g_assert_cmpstr (r.out, ==, "");
+      assert_one_line (r.err, cases[i].part);
+      g_assert_nonnull (strstr (r.err, path));
+      g_assert_cmpint (w.status, ==, 1);
+      assert_one_line (w.err, cases[i].part);
+    }
+}
+
+static void
+test_ap_usage_errors (void)
+{
+  struct {
+    const char *args[8];
+    const char *names;
+  } cases[] = {
+    { { "ap", "frob" }, "'frob'" },
+    { { "ap", "status", "extra" }, "'extra'" },
+    { { "ap", "status", "--bogus" }, "--bogus" },
+    { { "ap", "status", "--status" }, "--status" },
+    { { "ap", "watch", "--json" }, "--json" },
+    { { "ap", "watch", "--interval", "0" }, "--interval" },
+    { { "ap", "watch", "--interval", "61" }, "--interval" },
+    { { "ap", "watch", "--interval", "x" }, "--interval" },
+    { { "ap", "watch", "-n", "-1" }, "--iterations" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Run) r = { 0 };
+
+      g_test_message ("case %" G_GSIZE_FORMAT ": %s", i, cases[i].names);
+      run_argv (&r, NULL, cases[i].args);
+      g_assert_cmpint (r.status, ==, 2);
+      g_assert_cmpstr (r.out, ==, "");
+      assert_one_line (r.err, cases[i].names);
+    }
+}
+
+static guint
+count (const char *text, const char *part)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (text, part); p; p = strstr (p + 1, part))
+    n++;
+  return n;
+}
+
+static void
+test_ap_watch (void)
+{
+  g_autofree char *path = write_fresh_ap_status ();
+  g_auto(Run) r = { 0 };
+
+  /* No terminal (stdin is a pipe): one plain screen per interval, -n of them. */
+  RUN (&r, NULL, "ap", "watch", "-n", "2", "--interval", "0.1", "--status", path);
+  g_unlink (path);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (r.err, ==, "");
+  g_assert_cmpuint (count (r.out, "wlanfair-apd on wlan0"), ==, 2);
+  g_assert_cmpuint (count (r.out, "\n02:00:00:00:01:00 "), ==, 2);
+  g_assert_cmpuint (count (r.out, "cap down 5.14 Mbit/s"), ==, 2);
+  g_assert_cmpuint (count (r.out, "jain 0.991"), ==, 2);
+  /* No escape sequences without a terminal. */
+  g_assert_null (strchr (r.out, '\033'));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -360,6 +649,13 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/fairness/series-stdin-table", test_series_stdin_table);
   g_test_add_func ("/cli/fairness/series-errors", test_series_errors);
   g_test_add_func ("/cli/tcp/status-json", test_tcp_status_json);
+  g_test_add_func ("/cli/ap/status-table", test_ap_status_table);
+  g_test_add_func ("/cli/ap/status-json", test_ap_status_json);
+  g_test_add_func ("/cli/ap/status-stale", test_ap_status_stale);
+  g_test_add_func ("/cli/ap/missing", test_ap_missing);
+  g_test_add_func ("/cli/ap/malformed", test_ap_malformed);
+  g_test_add_func ("/cli/ap/usage-errors", test_ap_usage_errors);
+  g_test_add_func ("/cli/ap/watch", test_ap_watch);
 
   return g_test_run ();
 }

@@ -184,6 +184,7 @@ run_checks()
             "--help: $(flat "$(help_commands)")"
     fi
     expect "wlanfairctl f" fairness
+    expect "wlanfairctl a" ap
     expect "wlanfairctl t" tcp top
     expect "wlanfairctl s" scan status
     expect "wlanfairctl --" --help --version
@@ -202,9 +203,12 @@ run_checks()
     expect_options_as_help "wlanfairctl scan get --" scan get
     expect_options_as_help "wlanfairctl scan set --" scan set
     expect_options_as_help "wlanfairctl scan unset --" scan unset
+    expect_options_as_help "wlanfairctl ap status --" ap status
+    expect_options_as_help "wlanfairctl ap --" ap status
+    expect_options_as_help "wlanfairctl ap watch -" ap watch
     # Short options that take a value: their value is not an option.
     for spec in fairness listen status top "tcp status" "scan status" "scan hold" \
-        "scan set" "scan get" "scan unset"; do
+        "scan set" "scan get" "scan unset" "ap status" "ap watch"; do
         read -ra shorts <<< "$(_wlanfairctl_short_args "$spec")"
         got=$( ((${#shorts[@]})) && printf '%s\n' "${shorts[@]}" | LC_ALL=C sort)
         want=$(help_shorts "$spec" | sed -n 's/+$//p')
@@ -233,6 +237,17 @@ run_checks()
     expect "wlanfairctl tcp " status
     expect "wlanfairctl tcp status "
     expect "wlanfairctl tcp frob --"
+    complete_line "wlanfairctl ap "
+    if [[ -n $reply && $reply == "$(help_commands ap)" ]]; then
+        ok "$mode: ap subcommands = ap --help"
+    else
+        not_ok "$mode: ap subcommands = ap --help" "got: $(flat "$reply")" \
+            "--help: $(flat "$(help_commands ap)")"
+    fi
+    expect "wlanfairctl ap w" watch
+    expect "wlanfairctl ap watch --interval "
+    expect "wlanfairctl ap watch -n "
+    expect "wlanfairctl ap frob --"
 
     # Interfaces: those of /sys/class/net, lo among them (a build chroot
     # may lack /sys: nothing to compare with then).
@@ -262,6 +277,9 @@ run_checks()
         expect "wlanfairctl fairness --series=r" run.csv
         expect "wlanfairctl fairness --json --series=" "run.csv" "sub dir" "tcp-status.json"
         expect "wlanfairctl tcp status --status-file t" tcp-status.json
+        expect "wlanfairctl ap status --status t" tcp-status.json
+        expect "wlanfairctl ap watch -n 2 --status=t" tcp-status.json
+        expect "wlanfairctl ap --json --status t" tcp-status.json
         expect "wlanfairctl listen --key t" tcp-status.json
         expect "wlanfairctl status --socket s" "sub dir"
         # Not after a value that is free-form.
@@ -357,7 +375,7 @@ fi
 if [[ -r $zsh_comp ]]; then
     # One function per (sub)command: _wlanfairctl_<cmd>[_<sub>].
     for spec in fairness listen status top "tcp status" "scan status" "scan hold" \
-        "scan set" "scan get" "scan unset"; do
+        "scan set" "scan get" "scan unset" "ap status" "ap watch"; do
         fn=_wlanfairctl_${spec// /_}
         # An option in an _arguments spec is followed by its [description]
         # or closes a {-x,--xx} brace; exclusion lists "(-x --xx)" are not.

@@ -127,6 +127,49 @@ test_parse_skipped (void)
   g_assert_false (parse_one (msg, &n));
 }
 
+/* An FDB message as br_fdb_fill_info lays it out; master 0: no NDA_MASTER. */
+static gboolean
+fdb_one (int family, int port, guint16 state, guint8 flags, int master,
+         const guint8 *lladdr, int bridge, WfFdbEntry *e)
+{
+  struct nl_msg *msg = nlmsg_alloc_simple (RTM_NEWNEIGH, 0);
+  struct ndmsg ndm = { .ndm_family = (guint8) family, .ndm_ifindex = port,
+                       .ndm_state = state, .ndm_flags = flags };
+  gboolean kept;
+
+  g_assert_cmpint (nlmsg_append (msg, &ndm, sizeof ndm, NLMSG_ALIGNTO), ==, 0);
+  if (lladdr)
+    g_assert_cmpint (nla_put (msg, NDA_LLADDR, 6, lladdr), ==, 0);
+  if (master)
+    g_assert_cmpint (nla_put_u32 (msg, NDA_MASTER, (guint32) master), ==, 0);
+  kept = wf_neigh_fdb_parse (nlmsg_hdr (msg), bridge, e);
+  nlmsg_free (msg);
+  return kept;
+}
+
+static void
+test_fdb_parse (void)
+{
+  static const guint8 mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+  WfFdbEntry e;
+
+  /* Learned and static hosts behind port 5 of bridge 3. */
+  g_assert_true (fdb_one (AF_BRIDGE, 5, NUD_REACHABLE, NTF_MASTER, 3, mac5, 3, &e));
+  g_assert_cmpint (e.port, ==, 5);
+  g_assert_cmpmem (e.mac, 6, mac5, 6);
+  g_assert_true (fdb_one (AF_BRIDGE, 5, NUD_NOARP, NTF_MASTER, 3, mac5, 3, &e));
+  g_assert_cmpuint (e.state, ==, NUD_NOARP);
+  /* Another bridge's, the port's own address, a device's own table,
+   * multicast, no master, no or a short MAC, another family: not hosts. */
+  g_assert_false (fdb_one (AF_BRIDGE, 5, NUD_REACHABLE, NTF_MASTER, 4, mac5, 3, &e));
+  g_assert_false (fdb_one (AF_BRIDGE, 5, NUD_PERMANENT, NTF_MASTER, 3, mac5, 3, &e));
+  g_assert_false (fdb_one (AF_BRIDGE, 5, NUD_NOARP, NTF_SELF, 3, mac5, 3, &e));
+  g_assert_false (fdb_one (AF_BRIDGE, 5, NUD_NOARP, NTF_MASTER, 3, mcast, 3, &e));
+  g_assert_false (fdb_one (AF_BRIDGE, 5, NUD_REACHABLE, NTF_MASTER, 0, mac5, 3, &e));
+  g_assert_false (fdb_one (AF_BRIDGE, 5, NUD_REACHABLE, NTF_MASTER, 3, NULL, 3, &e));
+  g_assert_false (fdb_one (AF_INET, 5, NUD_REACHABLE, NTF_MASTER, 3, mac5, 3, &e));
+}
+
 static WfNeigh
 entry (int ifindex, const char *addr, guint8 mac_last)
 {
@@ -326,6 +369,35 @@ netns_body (void)
   n = find (all, "10.9.1.10");
   g_assert_nonnull (n);
   g_assert_cmpint (n->ifindex, ==, (int) if_nametoindex (vb));
+
+  /* A bridge with the pair's other end as a port: the static host
+   * behind it is the one FDB entry (not the port's own address). */
+  {
+    g_autoptr(GArray) fdb = g_array_new (FALSE, FALSE, sizeof (WfFdbEntry));
+    g_autofree char *br = g_strdup_printf ("wfr%d", (int) getpid ());
+    g_autofree char *cmd = NULL;
+    const WfFdbEntry *f;
+    int brx;
+
+    ip ("link add %s type bridge", br);
+    ip ("link set %s master %s", vb, br);
+    ip ("link set %s up", br);
+    ip ("link set %s up", vb);
+    cmd = g_strdup_printf ("bridge fdb replace 02:00:00:00:00:05 dev %s master static", vb);
+    g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, NULL, &error));
+    g_assert_no_error (error);
+    brx = (int) if_nametoindex (br);
+    g_assert_true (wf_neigh_fdb_dump (brx, fdb, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (fdb->len, ==, 1);
+    f = &g_array_index (fdb, WfFdbEntry, 0);
+    g_assert_cmpint (f->port, ==, (int) if_nametoindex (vb));
+    g_assert_cmpmem (f->mac, 6, mac5, 6);
+    /* Another bridge has none. */
+    g_array_set_size (fdb, 0);
+    g_assert_true (wf_neigh_fdb_dump (ifa, fdb, &error));
+    g_assert_cmpuint (fdb->len, ==, 0);
+  }
 }
 
 static void
@@ -372,6 +444,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/kernel/neigh/parse-kept", test_parse_kept);
   g_test_add_func ("/kernel/neigh/parse-skipped", test_parse_skipped);
+  g_test_add_func ("/kernel/neigh/fdb-parse", test_fdb_parse);
   g_test_add_func ("/kernel/neigh/lookups", test_lookups);
   g_test_add_func ("/kernel/neigh/dump-host", test_dump_host);
   g_test_add_func ("/kernel/neigh/dump-netns", test_dump_netns);

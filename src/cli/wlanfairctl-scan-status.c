@@ -205,18 +205,6 @@ format_since (gint64 us)
   return g_strdup_printf ("%s (%" G_GINT64_FORMAT " h ago)", hms, ago / 3600);
 }
 
-static char *
-format_rate (double bps)
-{
-  if (bps >= 1e9)
-    return g_strdup_printf ("%.2f Gbit/s", bps / 1e9);
-  if (bps >= 1e6)
-    return g_strdup_printf ("%.2f Mbit/s", bps / 1e6);
-  if (bps >= 1e3)
-    return g_strdup_printf ("%.1f kbit/s", bps / 1e3);
-  return g_strdup_printf ("%.0f bit/s", bps);
-}
-
 static void
 print_counts (const char *label, GVariant *props, const char *name)
 {
@@ -292,8 +280,8 @@ device_text (const char *path, GVariant *props)
 
       g_variant_lookup (props, "TxBps", "d", &txb);
       g_variant_lookup (props, "RxBps", "d", &rxb);
-      tr = format_rate (txb);
-      rr = format_rate (rxb);
+      tr = wf_cli_format_bps (txb);
+      rr = wf_cli_format_bps (rxb);
       printf ("  %-11stx %.1f pkt/s %s, rx %.1f pkt/s %s\n", "traffic",
               txp, tr, rxp, rr);
     }

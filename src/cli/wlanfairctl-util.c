@@ -70,14 +70,33 @@ wf_cli_parse_options (GOptionContext *context,
 }
 
 void
-wf_cli_print_json (JsonBuilder *builder)
+wf_cli_print_json_node (JsonNode *node)
 {
   g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = json_builder_get_root (builder);
   g_autofree char *text = NULL;
 
   json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, root);
+  json_generator_set_root (gen, node);
   text = json_generator_to_data (gen, NULL);
   g_print ("%s\n", text);
+}
+
+void
+wf_cli_print_json (JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) root = json_builder_get_root (builder);
+
+  wf_cli_print_json_node (root);
+}
+
+char *
+wf_cli_format_bps (double bps)
+{
+  if (bps >= 1e9)
+    return g_strdup_printf ("%.2f Gbit/s", bps / 1e9);
+  if (bps >= 1e6)
+    return g_strdup_printf ("%.2f Mbit/s", bps / 1e6);
+  if (bps >= 1e3)
+    return g_strdup_printf ("%.1f kbit/s", bps / 1e3);
+  return g_strdup_printf ("%.0f bit/s", bps);
 }

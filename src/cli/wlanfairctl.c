@@ -9,6 +9,8 @@
 #include "wlanfairctl.h"
 
 static const WfCliCommand commands[] = {
+  { "ap", "The access-point fairness controller (wlanfair-apd): status, watch",
+    wf_cli_ap },
   { "fairness", "Jain's and the trade-off index of throughputs or a series",
     wf_cli_fairness },
   { "listen", "Receive hosts' reports: per-host table, Jain and trade-off",

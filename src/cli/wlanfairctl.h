@@ -21,6 +21,7 @@ typedef struct {
 } WfCliCommand;
 
 /* One subcommand per file: wlanfairctl-<name>.c */
+int wf_cli_ap (int argc, char **argv);
 int wf_cli_fairness (int argc, char **argv);
 int wf_cli_listen (int argc, char **argv);
 int wf_cli_scan (int argc, char **argv);
@@ -50,5 +51,9 @@ gboolean wf_cli_parse_options (GOptionContext *context,
                                int            *exit_code);
 
 void wf_cli_print_json (JsonBuilder *builder);
+void wf_cli_print_json_node (JsonNode *node);
+
+/* Bit/s with an SI prefix: "5.15 Mbit/s", "110.0 kbit/s", "1.20 Gbit/s". */
+char *wf_cli_format_bps (double bps);
 
 G_END_DECLS

@@ -19,6 +19,7 @@ add_link (struct nl_object *obj, void *data)
 
   s.ifindex = rtnl_link_get_ifindex (link);
   g_strlcpy (s.name, rtnl_link_get_name (link) ? rtnl_link_get_name (link) : "", sizeof s.name);
+  s.master = rtnl_link_get_master (link);
   s.up = (rtnl_link_get_flags (link) & IFF_UP) &&
          (oper == IF_OPER_UP || oper == IF_OPER_UNKNOWN);
   s.rx_bytes = rtnl_link_get_stat (link, RTNL_LINK_RX_BYTES);

@@ -10,6 +10,7 @@ G_BEGIN_DECLS
 typedef struct {
   int      ifindex;
   char     name[IF_NAMESIZE];
+  int      master;      /* ifindex of its bridge or bond, 0: none */
   gboolean up;          /* IFF_UP and the carrier (operstate up/unknown) */
   guint64  rx_bytes, tx_bytes;
   guint64  rx_packets, tx_packets;

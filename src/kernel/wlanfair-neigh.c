@@ -54,7 +54,7 @@ wf_neigh_parse (struct nlmsghdr *nlh, WfNeigh *out)
 
 typedef struct {
   GArray *out;
-  int     ifindex;
+  int     ifindex;   /* neighbours: the interface (0: all); FDB: the bridge */
 } Dump;
 
 static int
@@ -68,13 +68,25 @@ on_neigh (struct nl_msg *msg, void *data)
   return NL_OK;
 }
 
-gboolean
-wf_neigh_dump (int ifindex, GArray *out, GError **error)
+static int
+on_fdb (struct nl_msg *msg, void *data)
+{
+  Dump *d = data;
+  WfFdbEntry e;
+
+  if (wf_neigh_fdb_parse (nlmsg_hdr (msg), d->ifindex, &e))
+    g_array_append_val (d->out, e);
+  return NL_OK;
+}
+
+/* One RTM_GETNEIGH dump of `family`, each message to `cb`. */
+static gboolean
+neigh_dump (guint8 family, nl_recvmsg_msg_cb_t cb, Dump *d, const char *what,
+            GError **error)
 {
   struct nl_sock *sk = nl_socket_alloc ();
-  struct ndmsg ndm = { .ndm_family = AF_UNSPEC };
-  Dump d = { .out = out, .ifindex = ifindex };
-  guint first = out->len;
+  struct ndmsg ndm = { .ndm_family = family };
+  guint first = d->out->len;
   int err;
 
   if (sk == NULL)
@@ -89,18 +101,67 @@ wf_neigh_dump (int ifindex, GArray *out, GError **error)
     err = nl_send_simple (sk, RTM_GETNEIGH, NLM_F_DUMP, &ndm, sizeof ndm);
   if (err >= 0)
     {
-      nl_socket_modify_cb (sk, NL_CB_VALID, NL_CB_CUSTOM, on_neigh, &d);
+      nl_socket_modify_cb (sk, NL_CB_VALID, NL_CB_CUSTOM, cb, d);
       err = nl_recvmsgs_default (sk);
     }
   nl_socket_free (sk);
   if (err < 0)
     {
-      g_array_set_size (out, first);
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "rtnetlink neighbour dump: %s",
+      g_array_set_size (d->out, first);
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "rtnetlink %s dump: %s", what,
                    nl_geterror (err));
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+wf_neigh_dump (int ifindex, GArray *out, GError **error)
+{
+  Dump d = { .out = out, .ifindex = ifindex };
+
+  return neigh_dump (AF_UNSPEC, on_neigh, &d, "neighbour", error);
+}
+
+gboolean
+wf_neigh_fdb_parse (struct nlmsghdr *nlh, int bridge, WfFdbEntry *out)
+{
+  struct nlattr *tb[NDA_MAX + 1];
+  const struct ndmsg *ndm;
+  const guint8 *mac;
+
+  if (nlh->nlmsg_type != RTM_NEWNEIGH || nlmsg_datalen (nlh) < (int) sizeof *ndm ||
+      nlmsg_parse (nlh, sizeof *ndm, tb, NDA_MAX, NULL) < 0)
+    return FALSE;
+  ndm = nlmsg_data (nlh);
+  if (ndm->ndm_family != AF_BRIDGE)
+    return FALSE;
+  /* NTF_SELF entries are a device's own table (a veth's or a NIC's
+   * unicast filter), not what the bridge learned; permanent ones are
+   * the ports' own addresses. */
+  if ((ndm->ndm_flags & NTF_SELF) || (ndm->ndm_state & NUD_PERMANENT))
+    return FALSE;
+  if (tb[NDA_MASTER] == NULL || nla_len (tb[NDA_MASTER]) != 4 ||
+      (int) nla_get_u32 (tb[NDA_MASTER]) != bridge)
+    return FALSE;
+  if (tb[NDA_LLADDR] == NULL || nla_len (tb[NDA_LLADDR]) != 6)
+    return FALSE;
+  mac = nla_data (tb[NDA_LLADDR]);
+  if (mac[0] & 0x01)
+    return FALSE;
+  memset (out, 0, sizeof *out);
+  out->port = ndm->ndm_ifindex;
+  memcpy (out->mac, mac, 6);
+  out->state = ndm->ndm_state;
+  return TRUE;
+}
+
+gboolean
+wf_neigh_fdb_dump (int bridge, GArray *out, GError **error)
+{
+  Dump d = { .out = out, .ifindex = bridge };
+
+  return neigh_dump (AF_BRIDGE, on_fdb, &d, "bridge FDB", error);
 }
 
 const WfNeigh *

@@ -48,4 +48,24 @@ guint wf_neigh_addrs_for_mac (GArray         *neighs,
                               const WfNeigh **out,
                               guint           max);
 
+/* A bridge's forwarding database (RTM_GETNEIGH, AF_BRIDGE): which MAC was
+ * learned (or set static) behind which port. Only entries of `bridge`
+ * (NDA_MASTER) for hosts beyond a port: not the ports' own (permanent)
+ * addresses, not multicast. An access point that bridges its Wi-Fi
+ * interface, or an emulated one, finds its stations here. */
+typedef struct {
+  int     port;       /* ifindex of the bridge port */
+  guint8  mac[6];
+  guint16 state;      /* NUD_REACHABLE (learned), NUD_NOARP (static) ... */
+} WfFdbEntry;
+
+gboolean wf_neigh_fdb_dump (int      bridge,
+                            GArray  *out,
+                            GError **error);
+/* One RTM_NEWNEIGH message of an FDB dump: TRUE with `out` filled when
+ * it is an entry of `bridge` kept by the rules above. Pure, for tests. */
+gboolean wf_neigh_fdb_parse (struct nlmsghdr *nlh,
+                             int              bridge,
+                             WfFdbEntry      *out);
+
 G_END_DECLS

@@ -298,8 +298,16 @@ wf_prometheus_render (JsonObject *body, gint64 time_us)
 gboolean
 wf_prometheus_write (const char *dir, const char *text, GError **error)
 {
-  g_autofree char *path = g_build_filename (dir, WF_PROMETHEUS_FILE, NULL);
-  g_autofree char *tmp = g_build_filename (dir, "." WF_PROMETHEUS_FILE ".XXXXXX", NULL);
+  return wf_prometheus_write_named (dir, WF_PROMETHEUS_FILE, text, error);
+}
+
+gboolean
+wf_prometheus_write_named (const char *dir, const char *name, const char *text,
+                           GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *dot = g_strdup_printf (".%s.XXXXXX", name);
+  g_autofree char *tmp = g_build_filename (dir, dot, NULL);
   gsize len = strlen (text);
   int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
   gboolean ok;

@@ -21,5 +21,10 @@ char    *wf_prometheus_render (JsonObject *body,
 gboolean wf_prometheus_write (const char *dir,
                               const char *text,
                               GError    **error);
+/* The same as DIR/NAME (another program's metrics: wlanfair-ap.prom). */
+gboolean wf_prometheus_write_named (const char *dir,
+                                    const char *name,
+                                    const char *text,
+                                    GError    **error);
 
 G_END_DECLS

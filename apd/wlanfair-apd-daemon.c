@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include "wlanfair-apd-daemon.h"
+
+#include <errno.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wlanfair-apd-output.h"
+#include "wlanfair-apd-receiver.h"
+#include "wlanfair-apd-sta-source.h"
+#include "wlanfair-apd-stations.h"
+#include "wlanfair-error.h"
+#include "wlanfair-notify.h"
+#include "wlanfair-prometheus.h"
+
+/* A cap that moves by less than this is left as it is: a tc change per
+ * station per round for noise would only churn the state file. */
+#define RATE_DEADBAND   0.02
+#define DELAY_DEADBAND_US 500
+
+typedef struct {
+  WfApdApplied  applied;
+  WfApdCounters counters;
+  const char   *logged_why;    /* the decision last said in the journal */
+  gboolean      logged_limited;
+  gboolean      set_failed;    /* said once until it works again */
+} StaState;
+
+struct _WfApdDaemon {
+  WfApdConfig     *config;
+  GBytes          *key;
+  WfApdState      *state;
+  WfApdStaSource     *source;
+  WfApdStations   *stations;
+  WfApdReceiver   *receiver;
+  WfApdController *controller;
+  WfActuator      *actuator;      /* NULL: actuator=none */
+  gboolean         may_act;
+  char            *observe_reason;
+  WfApdMode        mode;
+  char            *mode_reason;
+  GMainLoop       *loop;
+  int              exit_code;
+  guint            timer, sig_term, sig_int;
+  gint64           started_us, started_mono;
+  gint64           last_dump_ok, last_report, last_round;
+  gboolean         dump_failing;
+  guint64          rounds, unmatched;
+  GHashTable      *sta;           /* mac_str -> StaState */
+  char            *textfile_dir;  /* NULL: none */
+  gboolean         status_failing, textfile_failing;
+  guint64          watchdog_usec;
+};
+
+const char *
+wf_apd_mode_name (WfApdMode mode)
+{
+  switch (mode)
+    {
+    case WF_APD_MODE_CONTROL: return "control";
+    case WF_APD_MODE_FAIL_OPEN: return "fail-open";
+    case WF_APD_MODE_OBSERVE: default: return "observe";
+    }
+}
+
+static StaState *
+sta_state (WfApdDaemon *d, const char *mac)
+{
+  StaState *s = g_hash_table_lookup (d->sta, mac);
+
+  if (!s)
+    {
+      s = g_new0 (StaState, 1);
+      g_hash_table_insert (d->sta, g_strdup (mac), s);
+    }
+  return s;
+}
+
+static void
+on_report (WfReportView *view, int family, const guint8 addr[16], gpointer user_data)
+{
+  WfApdDaemon *d = user_data;
+
+  if (!wf_apd_stations_add_report (d->stations, view, family, addr, g_get_monotonic_time ()))
+    d->unmatched++;
+}
+
+gboolean
+wf_apd_restore (const char *state_path, GError **error)
+{
+  g_autoptr(WfApdState) st = wf_apd_state_open (state_path, error);
+
+  if (!st)
+    return FALSE;
+  if (wf_apd_state_is_empty (st))
+    return TRUE;
+  return wf_actuator_restore_all (st, error);
+}
+
+WfApdDaemon *
+wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
+{
+  g_autoptr(WfApdDaemon) d = g_new0 (WfApdDaemon, 1);
+  const char *dir;
+
+  d->config = config;
+  d->key = key ? g_bytes_ref (key) : NULL;
+  d->sta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  d->exit_code = 0;
+
+  /* The status file is for every user (wlanfairctl ap): its directory
+   * too, before the state file's code would make it 0700. */
+  if (config->status_path[0])
+    {
+      g_autofree char *sdir = g_path_get_dirname (config->status_path);
+      if (g_mkdir_with_parents (sdir, 0755) < 0)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "status directory %s: %s", sdir,
+                       g_strerror (errno));
+          return NULL;
+        }
+    }
+  d->state = wf_apd_state_open (config->state_path, error);
+  if (!d->state)
+    return NULL;
+  /* A crashed run's limits go first: nothing of it may outlive it. */
+  if (!wf_apd_state_is_empty (d->state))
+    {
+      g_autoptr(GError) local = NULL;
+
+      g_message ("%s records changes of an earlier run: restoring them", config->state_path);
+      if (!wf_actuator_restore_all (d->state, &local))
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
+                       "could not restore what an earlier run changed: %s", local->message);
+          return NULL;
+        }
+    }
+
+  if (d->key)
+    d->may_act = TRUE;
+  else if (config->insecure_unsigned)
+    d->may_act = TRUE;
+  else
+    d->observe_reason = g_strdup ("no key: set key= (the reporters' HMAC key) to control, "
+                                  "or insecure-unsigned=yes");
+  if (g_str_equal (config->actuator, "none"))
+    {
+      d->may_act = FALSE;
+      g_free (d->observe_reason);
+      d->observe_reason = g_strdup ("actuator=none");
+    }
+
+  d->controller = wf_apd_controller_new (config->controller, &config->control, error);
+  if (!d->controller)
+    return NULL;
+  d->stations = wf_apd_stations_new (config);
+  d->source = wf_apd_sta_source_new (config, NULL, NULL, error);
+  if (!d->source)
+    return NULL;
+  if (!g_str_equal (config->actuator, "none"))
+    {
+      d->actuator = wf_actuator_new (config->actuator, config->interface, d->state, error);
+      if (!d->actuator || !wf_actuator_probe (d->actuator, error))
+        return NULL;
+    }
+  /* With a key unsigned reports are refused; without one they are taken
+   * (observing, or insecure-unsigned). */
+  d->receiver = wf_apd_receiver_new (config->bind, config->port, d->key, on_report, d, error);
+  if (!d->receiver)
+    return NULL;
+
+  dir = config->textfile_dir_explicit ? config->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
+  if (dir && dir[0] && (config->textfile_dir_explicit || g_file_test (dir, G_FILE_TEST_IS_DIR)))
+    d->textfile_dir = g_strdup (dir);
+  d->mode = d->may_act ? WF_APD_MODE_FAIL_OPEN : WF_APD_MODE_OBSERVE;
+  d->mode_reason = g_strdup (d->may_act ? "waiting for a first trusted report" : d->observe_reason);
+  return g_steal_pointer (&d);
+}
+
+void
+wf_apd_daemon_free (WfApdDaemon *d)
+{
+  if (!d)
+    return;
+  g_clear_pointer (&d->receiver, wf_apd_receiver_free);
+  g_clear_pointer (&d->actuator, wf_actuator_free);
+  g_clear_pointer (&d->source, wf_apd_sta_source_free);
+  g_clear_pointer (&d->stations, wf_apd_stations_free);
+  g_clear_pointer (&d->controller, wf_apd_controller_free);
+  g_clear_pointer (&d->state, wf_apd_state_free);
+  g_clear_pointer (&d->key, g_bytes_unref);
+  g_clear_pointer (&d->sta, g_hash_table_unref);
+  g_clear_pointer (&d->loop, g_main_loop_unref);
+  g_free (d->observe_reason);
+  g_free (d->mode_reason);
+  g_free (d->textfile_dir);
+  g_free (d);
+}
+
+static void
+fatal (WfApdDaemon *d, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+fatal (WfApdDaemon *d, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_critical ("%s", msg);
+  d->exit_code = 1;
+  g_main_loop_quit (d->loop);
+}
+
+/* Every limit lifted, what was there before put back. */
+static gboolean
+lift_all (WfApdDaemon *d, GError **error)
+{
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, d->sta);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      StaState *s = value;
+      memset (&s->applied.setting, 0, sizeof s->applied.setting);
+    }
+  if (!d->actuator || !d->actuator->started)
+    return TRUE;
+  return wf_actuator_stop (d->actuator, error);
+}
+
+static void
+set_mode (WfApdDaemon *d, WfApdMode mode, const char *reason)
+{
+  if (mode == d->mode && g_strcmp0 (reason, d->mode_reason) == 0)
+    return;
+  if (mode != d->mode)
+    {
+      if (mode == WF_APD_MODE_FAIL_OPEN)
+        g_warning ("fail-open: %s; every limit lifted", reason);
+      else
+        g_message ("%s: %s", wf_apd_mode_name (mode), reason);
+    }
+  d->mode = mode;
+  g_free (d->mode_reason);
+  d->mode_reason = g_strdup (reason);
+}
+
+/* The mode this round: may it act, and are its inputs alive? */
+static void
+decide_mode (WfApdDaemon *d, gint64 now)
+{
+  const WfApdConfig *c = d->config;
+  gint64 timeout = (gint64) (c->feed_timeout_s * G_USEC_PER_SEC);
+  g_autofree char *why = NULL;
+
+  if (!d->may_act)
+    {
+      set_mode (d, WF_APD_MODE_OBSERVE, d->observe_reason);
+      return;
+    }
+  if (now - d->last_dump_ok > timeout)
+    why = g_strdup_printf ("the station table has not been read for %.0f s", c->feed_timeout_s);
+  else if (d->last_report == 0)
+    why = g_strdup ("waiting for a first trusted report");
+  else if (now - d->last_report > timeout)
+    why = g_strdup_printf ("no trusted report for %.0f s", c->feed_timeout_s);
+  if (why)
+    {
+      WfApdMode was = d->mode;
+      g_autoptr(GError) error = NULL;
+
+      set_mode (d, WF_APD_MODE_FAIL_OPEN, why);
+      if (was == WF_APD_MODE_CONTROL && !lift_all (d, &error))
+        fatal (d, "lifting the limits: %s", error->message);
+      return;
+    }
+  if (d->mode != WF_APD_MODE_CONTROL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      /* A fresh start: what the controller held before the gap is stale. */
+      wf_apd_controller_reset (d->controller);
+      if (!d->actuator->started && !wf_actuator_start (d->actuator, &error))
+        {
+          fatal (d, "%s", error->message);
+          return;
+        }
+    }
+  set_mode (d, WF_APD_MODE_CONTROL,
+            d->key ? "reports signed with the configured key"
+                   : "insecure-unsigned=yes: unsigned reports steer control");
+}
+
+static gboolean
+setting_changed (WfActuatorKnob knob, const WfActuatorSetting *a, const WfActuatorSetting *b)
+{
+  if (a->limited != b->limited)
+    return TRUE;
+  if (!a->limited)
+    return FALSE;
+  switch (knob)
+    {
+    case WF_ACTUATOR_KNOB_RATE:
+      return fabs (a->rate_down_bps - b->rate_down_bps) > RATE_DEADBAND * MAX (a->rate_down_bps, b->rate_down_bps) ||
+             fabs (a->rate_up_bps - b->rate_up_bps) > RATE_DEADBAND * MAX (a->rate_up_bps, b->rate_up_bps) ||
+             (a->rate_down_bps == 0) != (b->rate_down_bps == 0) ||
+             (a->rate_up_bps == 0) != (b->rate_up_bps == 0);
+    case WF_ACTUATOR_KNOB_DELAY:
+      return (a->delay_us > b->delay_us ? a->delay_us - b->delay_us : b->delay_us - a->delay_us)
+             >= DELAY_DEADBAND_US || (a->delay_us == 0) != (b->delay_us == 0);
+    case WF_ACTUATOR_KNOB_WEIGHT:
+    default:
+      return a->weight != b->weight;
+    }
+}
+
+static char *
+describe_setting (WfActuatorKnob knob, const WfActuatorSetting *s)
+{
+  if (!s->limited)
+    return g_strdup ("not limited");
+  switch (knob)
+    {
+    case WF_ACTUATOR_KNOB_RATE:
+      if (s->rate_down_bps > 0 && s->rate_up_bps > 0)
+        return g_strdup_printf ("limited to %.1f Mbit/s down, %.1f up",
+                                s->rate_down_bps / 1e6, s->rate_up_bps / 1e6);
+      return g_strdup_printf ("limited to %.1f Mbit/s %s",
+                              (s->rate_down_bps > 0 ? s->rate_down_bps : s->rate_up_bps) / 1e6,
+                              s->rate_down_bps > 0 ? "down" : "up");
+    case WF_ACTUATOR_KNOB_DELAY:
+      return g_strdup_printf ("delayed by %.1f ms", s->delay_us / 1e3);
+    case WF_ACTUATOR_KNOB_WEIGHT:
+    default:
+      return g_strdup_printf ("airtime weight %u", s->weight);
+    }
+}
+
+/* One journal line per decision change (not per cap move). */
+static void
+log_decision (WfApdDaemon *d, const WfApdStation *s, const WfApdDecision *dec, StaState *st)
+{
+  const char *why = dec->why ? dec->why : "";
+  g_autofree char *what = NULL;
+
+  if (st->logged_why && g_str_equal (st->logged_why, why) &&
+      st->logged_limited == dec->setting.limited)
+    return;
+  st->logged_why = why;
+  st->logged_limited = dec->setting.limited;
+  what = describe_setting (d->config->control.knob, &dec->setting);
+  g_message ("%s%sstation %s%s%s%s: %s%s: %s (share %.1f Mbit/s, goodput %.1f)",
+             d->mode == WF_APD_MODE_CONTROL ? "" : wf_apd_mode_name (d->mode),
+             d->mode == WF_APD_MODE_CONTROL ? "" : ": ",
+             s->mac_str, s->hostname[0] ? " (" : "", s->hostname, s->hostname[0] ? ")" : "",
+             d->mode != WF_APD_MODE_CONTROL && dec->setting.limited ? "would be " : "", what, why,
+             dec->share_bps / 1e6, wf_apd_station_bps (s, d->config->control.directions) / 1e6);
+}
+
+static void
+apply (WfApdDaemon *d, const WfApdStation *s, const WfApdDecision *dec, StaState *st)
+{
+  g_autoptr(GError) error = NULL;
+  WfActuatorKnob knob = d->config->control.knob;
+
+  st->applied.why = dec->why;
+  if (d->mode != WF_APD_MODE_CONTROL ||
+      !setting_changed (knob, &dec->setting, &st->applied.setting))
+    return;
+  if (!wf_actuator_set (d->actuator, s, &dec->setting, &error))
+    {
+      if (!st->set_failed)
+        g_warning ("station %s: %s", s->mac_str, error->message);
+      st->set_failed = TRUE;
+      return;
+    }
+  if (st->set_failed)
+    g_message ("station %s: the actuator works again", s->mac_str);
+  st->set_failed = FALSE;
+  st->applied.setting = dec->setting;
+}
+
+static void
+forget_left (WfApdDaemon *d, GPtrArray *left)
+{
+  for (guint i = 0; i < left->len; i++)
+    {
+      gsize n;
+      const guint8 *mac = g_bytes_get_data (left->pdata[i], &n);
+      char m[18];
+      g_autoptr(GError) error = NULL;
+
+      wf_apd_format_mac (mac, m);
+      wf_apd_controller_forget (d->controller, mac);
+      if (d->actuator && d->actuator->started && !wf_actuator_forget (d->actuator, mac, &error))
+        g_warning ("station %s left: %s", m, error->message);
+      g_hash_table_remove (d->sta, m);
+    }
+}
+
+static void
+write_outputs (WfApdDaemon *d, const WfApdView *v)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (d->config->status_path[0])
+    {
+      g_autofree char *text = wf_apd_output_status (v);
+      if (!g_file_set_contents_full (d->config->status_path, text, -1,
+                                     G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+        {
+          if (!d->status_failing)
+            g_warning ("status file: %s", error->message);
+          d->status_failing = TRUE;
+          g_clear_error (&error);
+        }
+      else
+        d->status_failing = FALSE;
+    }
+  if (d->textfile_dir)
+    {
+      g_autofree char *text = wf_apd_output_prometheus (v);
+      if (!wf_prometheus_write_named (d->textfile_dir, WF_APD_PROM_FILE, text, &error))
+        {
+          if (!d->textfile_failing)
+            g_warning ("textfile: %s", error->message);
+          d->textfile_failing = TRUE;
+        }
+      else
+        d->textfile_failing = FALSE;
+    }
+}
+
+static void
+round_run (WfApdDaemon *d)
+{
+  const WfApdConfig *c = d->config;
+  gint64 now = g_get_monotonic_time ();
+  double dt = d->last_round ? (now - d->last_round) / 1e6 : c->control.period_s;
+  g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (WfApdApEntry));
+  g_autoptr(GArray) neighs = g_array_new (FALSE, FALSE, sizeof (WfNeigh));
+  g_autoptr(GArray) snap = g_array_new (FALSE, TRUE, sizeof (WfApdStation));
+  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  g_autoptr(GError) error = NULL;
+  g_autofree WfApdDecision *dec = NULL;
+  g_autofree WfApdApplied *applied = NULL;
+  g_autofree WfApdCounters *counters = NULL;
+  guint64 rejected[WF_REPORT_REJECT_N] = { 0 };
+  WfApdRound round = { 0 };
+  WfApdView view;
+
+  d->last_round = now;
+  d->rounds++;
+  if (wf_apd_sta_source_dump (d->source, entries, neighs, &error))
+    {
+      if (d->dump_failing)
+        g_message ("the station table can be read again");
+      d->dump_failing = FALSE;
+      d->last_dump_ok = now;
+      wf_apd_stations_update_ap (d->stations, (WfApdApEntry *) entries->data, entries->len,
+                                 now, left);
+      wf_apd_stations_update_neigh (d->stations, neighs);
+      forget_left (d, left);
+    }
+  else
+    {
+      if (!d->dump_failing)
+        g_warning ("reading the stations: %s", error->message);
+      d->dump_failing = TRUE;
+    }
+
+  wf_apd_stations_snapshot (d->stations, now, snap);
+  for (guint i = 0; i < snap->len; i++)
+    {
+      const WfApdStation *s = &g_array_index (snap, WfApdStation, i);
+      if (s->reporting && s->trusted)
+        d->last_report = now;
+    }
+  /* The mode first: entering control resets the controller. */
+  decide_mode (d, now);
+  dec = g_new0 (WfApdDecision, MAX (snap->len, 1));
+  wf_apd_controller_step (d->controller, (WfApdStation *) snap->data, snap->len, now, dec, &round);
+
+  applied = g_new0 (WfApdApplied, MAX (snap->len, 1));
+  counters = g_new0 (WfApdCounters, MAX (snap->len, 1));
+  for (guint i = 0; i < snap->len; i++)
+    {
+      const WfApdStation *s = &g_array_index (snap, WfApdStation, i);
+      StaState *st = sta_state (d, s->mac_str);
+
+      st->counters.goodput_down_bytes += s->down_bps * dt / 8;
+      st->counters.goodput_up_bytes += s->up_bps * dt / 8;
+      if (d->exit_code == 0)
+        apply (d, s, &dec[i], st);
+      log_decision (d, s, &dec[i], st);
+      applied[i] = st->applied;
+      counters[i] = st->counters;
+    }
+
+  for (int r = 1; r < WF_REPORT_REJECT_N; r++)
+    rejected[r] = wf_apd_receiver_rejected (d->receiver, r);
+  view = (WfApdView) {
+    .config = c, .time_us = g_get_real_time (),
+    .started_us = d->started_us, .mode = d->mode, .mode_reason = d->mode_reason,
+    .rounds = d->rounds, .round = &round, .n_stations = wf_apd_stations_count (d->stations),
+    .stations = (WfApdStation *) snap->data, .decisions = dec, .applied = applied,
+    .counters = counters, .n_snap = snap->len,
+    .accepted = wf_apd_receiver_accepted (d->receiver), .rejected = rejected,
+    .untrusted = wf_apd_stations_untrusted (d->stations), .unmatched = d->unmatched,
+  };
+  write_outputs (d, &view);
+  if (d->watchdog_usec)
+    wf_notify ("WATCHDOG=1");
+}
+
+static gboolean
+on_timer (gpointer user_data)
+{
+  round_run (user_data);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_signal (gpointer user_data)
+{
+  WfApdDaemon *d = user_data;
+
+  g_message ("stopping");
+  g_main_loop_quit (d->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+wf_apd_daemon_run (WfApdDaemon *d)
+{
+  const WfApdConfig *c = d->config;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *src = wf_apd_sta_source_describe (d->source);
+
+  d->loop = g_main_loop_new (NULL, FALSE);
+  d->started_us = g_get_real_time ();
+  d->started_mono = g_get_monotonic_time ();
+  d->last_dump_ok = d->started_mono;
+  d->watchdog_usec = wf_notify_watchdog_usec ();
+  d->sig_term = g_unix_signal_add (SIGTERM, on_signal, d);
+  d->sig_int = g_unix_signal_add (SIGINT, on_signal, d);
+  d->timer = g_timeout_add ((guint) lround (c->control.period_s * 1000), on_timer, d);
+
+  g_message ("started on %s (%s): controller %s, actuator %s, objective %s, "
+             "reports on %s; %s: %s", c->interface, src, c->controller, c->actuator,
+             c->control.objective == WF_APD_OBJECTIVE_AIRTIME ? "equal airtime" : "equal throughput",
+             wf_apd_receiver_bound (d->receiver), wf_apd_mode_name (d->mode), d->mode_reason);
+  if (!d->key && c->insecure_unsigned && d->may_act)
+    g_warning ("insecure-unsigned=yes: anyone who can send UDP to port %u steers "
+               "this cell's throughput; configure key= instead", c->port);
+  wf_notify ("READY=1\nSTATUS=running");
+  round_run (d);
+  if (d->exit_code == 0)
+    g_main_loop_run (d->loop);
+
+  wf_notify ("STOPPING=1");
+  g_source_remove (d->timer);
+  g_source_remove (d->sig_term);
+  g_source_remove (d->sig_int);
+  if (!lift_all (d, &error))
+    {
+      g_critical ("lifting the limits: %s (wlanfair-apd --restore retries)", error->message);
+      d->exit_code = 1;
+    }
+  if (c->status_path[0])
+    g_unlink (c->status_path);
+  if (d->textfile_dir)
+    {
+      /* A stopped controller's last figures would look current. */
+      g_autofree char *prom = g_build_filename (d->textfile_dir, WF_APD_PROM_FILE, NULL);
+      g_unlink (prom);
+    }
+  return d->exit_code;
+}

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* wlanfair-apd: the access point's fairness controller. The stations'
+ * reports and the AP's own view of each station in, one actuator's
+ * settings out (apd/wlanfair-apd-daemon.c). */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "wlanfair-actuator.h"
+#include "wlanfair-apd-config.h"
+#include "wlanfair-apd-daemon.h"
+#include "wlanfair-apd-sta-source.h"
+#include "wlanfair-error.h"
+#include "wlanfair-report.h"
+
+#define EXIT_USAGE 2
+
+static void
+check_line (const char *what, gboolean ok, const char *detail)
+{
+  printf ("%-12s %s%s%s\n", what, ok ? "ok" : "FAILED", detail ? ": " : "", detail ? detail : "");
+}
+
+/* --check: the configuration, the station source and the actuator's
+ * probe, each one line; changes nothing. */
+static int
+check (WfApdConfig *c, GBytes *key)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WfApdStaSource) src = NULL;
+  g_autoptr(WfApdState) state = NULL;
+  gboolean ok = TRUE;
+
+  printf ("config       interface %s, stations from %s, controller %s, actuator %s, "
+          "objective %s\n", c->interface,
+          c->source == WF_APD_SOURCE_NL80211 ? "nl80211" : "bridge-ports", c->controller,
+          c->actuator, c->control.objective == WF_APD_OBJECTIVE_AIRTIME ? "airtime" : "throughput");
+  if (key)
+    check_line ("key", TRUE, c->key_file);
+  else
+    printf ("key          none: %s\n", c->insecure_unsigned
+            ? "insecure-unsigned=yes, unsigned reports steer control"
+            : "the daemon observes only");
+
+  src = wf_apd_sta_source_new (c, NULL, NULL, &error);
+  if (src)
+    {
+      g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (WfApdApEntry));
+      g_autoptr(GArray) neighs = g_array_new (FALSE, FALSE, sizeof (WfNeigh));
+      g_autofree char *what = wf_apd_sta_source_describe (src);
+
+      if (wf_apd_sta_source_dump (src, entries, neighs, &error))
+        {
+          g_autofree char *detail = g_strdup_printf ("%s: %u stations", what, entries->len);
+          check_line ("stations", TRUE, detail);
+        }
+    }
+  if (error)
+    {
+      check_line ("stations", FALSE, error->message);
+      ok = FALSE;
+      g_clear_error (&error);
+    }
+
+  state = wf_apd_state_open (c->state_path, &error);
+  if (!state)
+    {
+      check_line ("state", FALSE, error->message);
+      g_clear_error (&error);
+      ok = FALSE;
+    }
+  else
+    check_line ("state", TRUE, wf_apd_state_is_empty (state)
+                ? c->state_path : "holds changes of an earlier run (restored at start)");
+  if (state && !g_str_equal (c->actuator, "none"))
+    {
+      g_autoptr(WfActuator) a = wf_actuator_new (c->actuator, c->interface, state, &error);
+
+      if (a && wf_actuator_probe (a, &error))
+        check_line ("actuator", TRUE, c->actuator);
+      else
+        {
+          check_line ("actuator", FALSE, error->message);
+          ok = FALSE;
+        }
+    }
+  return ok ? 0 : 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  WfApdConfig config;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
+  g_autoptr(GBytes) key = NULL;
+  g_autoptr(WfApdDaemon) daemon = NULL;
+  g_autofree char *config_path = NULL, *interface = NULL;
+  g_auto(GStrv) sets = NULL;
+  gboolean version = FALSE, do_check = FALSE, do_restore = FALSE;
+  int rc = 0;
+  const GOptionEntry entries[] = {
+    { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
+      "Configuration file (default " WF_APD_DEFAULT_CONFIG ")", "FILE" },
+    { "interface", 'i', 0, G_OPTION_ARG_STRING, &interface,
+      "The access point's interface (overrides interface=)", "IFACE" },
+    { "set", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+      "Any apd.conf setting, over the file's (repeatable)", "KEY=VALUE" },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &do_check,
+      "Check the configuration, the station source and the actuator, then exit", NULL },
+    { "restore", 0, 0, G_OPTION_ARG_NONE, &do_restore,
+      "Undo every change the state file records (after a crash), then exit", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
+    { NULL },
+  };
+
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
+  g_set_prgname ("wlanfair-apd");
+  wf_apd_config_init (&config);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_summary (ctx,
+    "Makes the throughput of an access point's stations fair: the stations'\n"
+    "reports (wlanfair-reportd, UDP port 7455) and the AP's own view of each\n"
+    "station in, per-station rate, delay or airtime weight out.");
+  g_option_context_set_description (ctx, "See wlanfair-apd(8).");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      g_printerr ("wlanfair-apd: %s (see --help)\n", error->message);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+  if (argc > 1)
+    {
+      g_printerr ("wlanfair-apd: unexpected argument '%s' (see --help)\n", argv[1]);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+  if (version)
+    {
+      printf ("wlanfair-apd %s\n", PACKAGE_VERSION);
+      goto out;
+    }
+  if (do_check && do_restore)
+    {
+      g_printerr ("wlanfair-apd: --check and --restore exclude each other\n");
+      rc = EXIT_USAGE;
+      goto out;
+    }
+
+  /* The file first, then the options over it. */
+  if (!wf_apd_config_load (&config, config_path ? config_path : WF_APD_DEFAULT_CONFIG,
+                           config_path != NULL, &error))
+    {
+      g_printerr ("wlanfair-apd: %s\n", error->message);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+  for (char **s = sets; s && *s; s++)
+    {
+      const char *eq = strchr (*s, '=');
+      g_autofree char *k = eq ? g_strndup (*s, (gsize) (eq - *s)) : NULL;
+
+      if (!eq)
+        g_set_error (&error, WF_ERROR, WF_ERROR_INVALID, "--set '%s' is not KEY=VALUE", *s);
+      else
+        wf_apd_config_set (&config, g_strstrip (k), eq + 1, &error);
+      if (error)
+        {
+          g_printerr ("wlanfair-apd: %s\n", error->message);
+          rc = EXIT_USAGE;
+          goto out;
+        }
+    }
+  if (interface && !wf_apd_config_set (&config, "interface", interface, &error))
+    {
+      g_printerr ("wlanfair-apd: %s\n", error->message);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+
+  /* --restore needs nothing but the state file: it runs as ExecStopPost=
+   * even when the configuration has gone bad since the start. */
+  if (do_restore)
+    {
+      if (!wf_apd_restore (config.state_path, &error))
+        {
+          g_printerr ("wlanfair-apd: %s\n", error->message);
+          rc = 1;
+        }
+      goto out;
+    }
+  if (!wf_apd_config_check (&config, &error))
+    {
+      g_printerr ("wlanfair-apd: %s\n", error->message);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+  if (config.key_file && !(key = wf_report_load_key (config.key_file, &error)))
+    {
+      g_printerr ("wlanfair-apd: key: %s\n", error->message);
+      rc = EXIT_USAGE;
+      goto out;
+    }
+  if (do_check)
+    {
+      rc = check (&config, key);
+      goto out;
+    }
+
+  daemon = wf_apd_daemon_new (&config, key, &error);
+  if (!daemon)
+    {
+      g_printerr ("wlanfair-apd: %s\n", error->message);
+      rc = 1;
+      goto out;
+    }
+  rc = wf_apd_daemon_run (daemon);
+
+out:
+  g_clear_pointer (&daemon, wf_apd_daemon_free);
+  wf_apd_config_clear (&config);
+  return rc;
+}
