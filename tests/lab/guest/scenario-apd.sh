@@ -57,6 +57,8 @@ T_PI=${T_PI:-110}
 T_SHARE=${T_SHARE:-40}
 APD_PHASES=${APD_PHASES:-free pi share-delay share-rate}
 
+# (functions: not for '&' or 'timeout', where the process id or an
+# executable is needed: there 'ip netns exec', which execs, is spelled out)
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 ap() { nsx $NS_AP "$@"; }
 
@@ -159,7 +161,7 @@ wpa_key_mgmt=WPA-PSK
 rsn_pairwise=CCMP
 wpa_passphrase=$APD_PSK
 EOF
-ap hostapd -t $W/hostapd.conf > "$OUT/hostapd.log" 2>&1 &
+ip netns exec $NS_AP hostapd -t $W/hostapd.conf > "$OUT/hostapd.log" 2>&1 &
 LAB_PIDS+=($!)
 ap_is_up() { ap iw dev $AP_IF info 2>/dev/null | grep -q "ssid $APD_SSID"; }
 wait_until 30 ap_is_up || { fail wifi-setup "hostapd did not start the AP: $(tail -5 "$OUT/hostapd.log" | tr '\n' ' ')"; exit 1; }
@@ -175,7 +177,7 @@ network={
 }
 EOF
     ip -n "$1" link set "$2" up
-    nsx "$1" wpa_supplicant -t -D nl80211 -i "$2" -c $W/wpa-$3.conf > "$OUT/wpa-$3.log" 2>&1 &
+    ip netns exec "$1" wpa_supplicant -t -D nl80211 -i "$2" -c $W/wpa-$3.conf > "$OUT/wpa-$3.log" 2>&1 &
     LAB_PIDS+=($!)
 }
 sta_assoc() { nsx "$1" iw dev "$2" link 2>/dev/null | grep -q "SSID: $APD_SSID"; }
@@ -210,8 +212,9 @@ nsx $NS_SRV tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst
 fact bottleneck "$APD_BOTTLENECK"; fact bottleneck_queue_pkts "$APD_QUEUE"
 fact far_extra_delay "$APD_FAR_DELAY"; fact far_txpower_dbm "$APD_FAR_TXPOWER"; fact cc "$APD_CC"
 
-nsx $NS_SRV iperf3 -s -p 5201 > "$OUT/iperf3-s-5201.log" 2>&1 & LAB_PIDS+=($!)
-nsx $NS_SRV iperf3 -s -p 5202 > "$OUT/iperf3-s-5202.log" 2>&1 & LAB_PIDS+=($!)
+# -J: the clients' --get-server-output is then the server's JSON
+ip netns exec $NS_SRV iperf3 -s -J -p 5201 > "$OUT/iperf3-s-5201.log" 2>&1 & LAB_PIDS+=($!)
+ip netns exec $NS_SRV iperf3 -s -J -p 5202 > "$OUT/iperf3-s-5202.log" 2>&1 & LAB_PIDS+=($!)
 
 ping_ok() { nsx "$1" ping -c 1 -W 2 $SRV_IP >/dev/null 2>&1; }
 if wait_until 15 ping_ok $NS_NEAR && wait_until 15 ping_ok $NS_FAR; then pass stations-reach-server
@@ -234,7 +237,7 @@ check far-signal-lower "near $(sta_signal "$NEAR_MAC") dBm, far $(sta_signal "$F
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $W/report.key; chmod 600 $W/report.key
 start_reportd() {   # NS IFACE NAME
     head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' > $W/machine-id-$3
-    nsx "$1" $REPORTD -i "$2" --destination $AP_WLAN_IP:7455 --key $W/report.key \
+    ip netns exec "$1" $REPORTD -i "$2" --destination $AP_WLAN_IP:7455 --key $W/report.key \
         --socket none --textfile-dir none --machine-id $W/machine-id-$3 \
         > "$OUT/reportd-$3.log" 2>&1 &
     LAB_PIDS+=($!)
@@ -252,9 +255,9 @@ upload() {
     say "phase $p: both stations upload for $t s"
     ap tc -s qdisc show dev wired0 > "$OUT/$p-bottleneck-before.txt"
     vmstat 1 $((t + 2)) > "$OUT/$p-vmstat.txt" 2>&1 & pv=$!
-    nsx $NS_NEAR timeout $((t + 60)) iperf3 -c $SRV_IP -p 5201 -t "$t" -i 1 -l 16K -C "$APD_CC" -J \
+    ip netns exec $NS_NEAR timeout $((t + 60)) iperf3 -c $SRV_IP -p 5201 -t "$t" -i 1 -l 16K -C "$APD_CC" -J \
         --get-server-output > "$OUT/$p-near.json" 2>&1 & pn=$!
-    nsx $NS_FAR timeout $((t + 60)) iperf3 -c $SRV_IP -p 5202 -t "$t" -i 1 -l 16K -C "$APD_CC" -J \
+    ip netns exec $NS_FAR timeout $((t + 60)) iperf3 -c $SRV_IP -p 5202 -t "$t" -i 1 -l 16K -C "$APD_CC" -J \
         --get-server-output > "$OUT/$p-far.json" 2>&1 & pf=$!
     wait $pn; wait $pf; kill $pv 2>/dev/null
     ap tc -s qdisc show dev wired0 > "$OUT/$p-bottleneck-after.txt"
@@ -279,7 +282,8 @@ lt() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv
 tc_snapshot() {
     ap tc -j qdisc show dev $AP_IF 2>&1; echo
     ap tc -j filter show dev $AP_IF ingress 2>&1; echo
-    ap ip -j link show type ifb 2>&1; echo
+    # (names only: 'ip -j link show type ifb' prints {} for each other link)
+    ap ip -o link show type ifb 2>&1 | cut -d: -f2; echo
 }
 TC_BEFORE=$(tc_snapshot)
 echo "$TC_BEFORE" > "$OUT/tc-before.txt"
@@ -301,3 +305,166 @@ if [ -s "$OUT/free.json" ]; then
 fi
 
 [ $HAVE_APD = 1 ] || exit 1
+
+# ----------------------------------------------------------- wlanfair-apd ----
+cat > $W/apd.conf <<EOF
+[apd]
+interface=$AP_IF
+key=$W/report.key
+status=$W/status.json
+state=$W/state
+textfile-dir=none
+EOF
+APD_PID=
+# start_apd PHASE KEY=VALUE...: wlanfair-apd from the package, in the AP's
+# namespace, with the scenario's configuration; its status file copied
+# once a second to PHASE-status.jsonl.
+start_apd() {
+    local p=$1 o=() kv; shift
+    for kv in "$@"; do o+=(-o "$kv"); done
+    rm -f $W/status.json
+    say "wlanfair-apd $* ($p)"
+    ip netns exec $NS_AP $APD -c $W/apd.conf "${o[@]}" > "$OUT/apd-$p.log" 2>&1 &
+    APD_PID=$!
+    if ! wait_until 20 test -s $W/status.json; then
+        echo "no status file after 20 s"; cat "$OUT/apd-$p.log"; return 1
+    fi
+    ( while kill -0 $APD_PID 2>/dev/null; do
+          { tr -d '\n' < $W/status.json; echo; } 2>/dev/null
+          sleep 1
+      done > "$OUT/$p-status.jsonl" ) &
+    LAB_PIDS+=($!)
+}
+# stop_apd PHASE [SIGNAL]: its exit status in APD_RC (124: still running
+# 20 s after the signal; then it is killed).
+stop_apd() {
+    local i
+    cp $W/status.json "$OUT/$1-status-last.json" 2>/dev/null
+    kill -"${2:-TERM}" $APD_PID
+    for ((i = 0; i < 40; i++)); do kill -0 $APD_PID 2>/dev/null || break; sleep 0.5; done
+    if kill -0 $APD_PID 2>/dev/null; then kill -9 $APD_PID; wait $APD_PID; APD_RC=124
+    else wait $APD_PID; APD_RC=$?; fi
+    echo "wlanfair-apd exit status $APD_RC"; tail -n 30 "$OUT/apd-$1.log"
+}
+# stations_trusted FILE: every station in the status file reports and is
+# trusted, and both of ours are there; the mode is control.
+stations_trusted() {
+    python3 - "$1" "$NEAR_MAC" "$FAR_MAC" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = {s['mac']: s for s in d.get('stations', [])}
+bad = [m for m in sys.argv[2:] if m not in st]
+bad += [f"{m}: reporting={s.get('reporting')} trusted={s.get('trusted')}" for m, s in st.items()
+        if not (s.get('reporting') and s.get('trusted'))]
+if d.get('mode') != 'control':
+    bad.append(f"mode {d.get('mode')}: {d.get('mode_reason')}")
+print('; '.join(bad) or 'ok')
+sys.exit(1 if bad else 0)
+PY
+}
+# controlled PHASE SECONDS KEY=VALUE...: one run of the experiment under
+# wlanfair-apd; ends with the daemon still running.
+controlled() {
+    local p=$1 t=$2; shift 2
+    start_apd "$p" "$@" || { fail "$p-apd-started" "no status file (see apd-$p.log)"; return 1; }
+    upload "$p" "$t"
+    for k in near_mean_mbps far_mean_mbps total_mean_mbps jain jain_last20 last20_near_mbps last20_far_mbps \
+             t_converge_90_s t_converge_95_s t_converge_97_s; do
+        fact "${p}_$k" "$(pval "$p" "$k")"
+    done
+}
+tconv() { local v; v=$(pval "$1" t_converge_97_s); [ "$v" = None ] && v=inf; echo "$v"; }
+has_phase() { [[ " $APD_PHASES " == *" $1 "* ]]; }
+
+# pi: the published method (delay only); its first 20 s period only
+# measures, each later one steps.  Stopped with SIGTERM.
+if has_phase pi && controlled pi "$T_PI" controller=pi actuator=delay; then
+    check pi-delay-converges "Jain of the last 20 s $(pval pi jain_last20) (near $(pval pi last20_near_mbps), far $(pval pi last20_far_mbps) Mbit/s), wanted >= 0.95; at 0.95 from $(pval pi t_converge_95_s) s" \
+        ge "$(pval pi jain_last20)" 0.95
+    stop_apd pi TERM
+    check pi-sigterm-exit-0 "exit status $APD_RC" test "$APD_RC" = 0
+    check pi-sigterm-restores-tc "the AP's qdiscs/ingress filters/IFBs differ from before (tc-after-pi.txt)" tc_as_before pi
+fi
+
+# share with the delay actuator; the status file is read at the end.
+if has_phase share-delay && controlled share-delay "$T_SHARE" controller=share actuator=delay; then
+    check status-stations-reporting-trusted "$(stations_trusted $W/status.json)" stations_trusted $W/status.json
+    check share-delay-converges "Jain of the last 20 s $(pval share-delay jain_last20), wanted >= 0.95" \
+        ge "$(pval share-delay jain_last20)" 0.95
+    has_phase pi && check share-delay-faster-than-pi \
+        "time to Jain >= 0.97 (5 s windows held 10 s): share+delay $(tconv share-delay) s, pi $(tconv pi) s" \
+        lt "$(tconv share-delay)" "$(tconv pi)"
+    stop_apd share-delay TERM
+    check share-delay-sigterm-exit-0 "exit status $APD_RC" test "$APD_RC" = 0
+    check share-delay-sigterm-restores-tc "the AP's qdiscs/ingress filters/IFBs differ from before (tc-after-share-delay.txt)" \
+        tc_as_before share-delay
+fi
+
+# share with the rate actuator (HTB on an IFB for uploads); ends with
+# kill -9, then 'wlanfair-apd --restore' (what ExecStopPost= runs).
+if has_phase share-rate && controlled share-rate "$T_SHARE" controller=share actuator=rate; then
+    check share-rate-converges "Jain of the last 20 s $(pval share-rate jain_last20), wanted >= 0.95" \
+        ge "$(pval share-rate jain_last20)" 0.95
+    has_phase pi && check share-rate-faster-than-pi \
+        "time to Jain >= 0.97 (5 s windows held 10 s): share+rate $(tconv share-rate) s, pi $(tconv pi) s" \
+        lt "$(tconv share-rate)" "$(tconv pi)"
+    check kill9-left-changes "before the kill the AP's tc is as before: the kill test would prove nothing" \
+        eval '! tc_as_before share-rate-running'
+    stop_apd share-rate KILL
+    check kill9-state-file-kept "no state file $W/state after kill -9" test -s $W/state
+    run 60 ip netns exec $NS_AP $APD -c $W/apd.conf --restore > "$OUT/restore.txt" 2>&1; rc=$?
+    cat "$OUT/restore.txt"
+    check kill9-restore-exit-0 "wlanfair-apd --restore exit status $rc: $(tr '\n' ' ' < "$OUT/restore.txt")" test $rc = 0
+    check kill9-restore-restores-tc "the AP's qdiscs/ingress filters/IFBs differ from before (tc-after-kill9-restore.txt)" \
+        tc_as_before kill9-restore
+    check kill9-restore-empties-state "state file left: $(head -c 300 $W/state 2>/dev/null)" test ! -s $W/state
+fi
+
+# airtime: hwsim's wiphy has no NL80211_EXT_FEATURE_AIRTIME_FAIRNESS: the
+# probe says so, --check and a start exit non-zero, nothing changes.
+say "actuator=airtime on hwsim"
+weights() { ap iw dev $AP_IF station dump | awk '/^Station/ {m = $2} /airtime weight/ {print m, $NF}'; }
+W_BEFORE=$(weights); echo "airtime weights before: ${W_BEFORE:-(iw shows none)}"
+fact airtime_weights_before "$(echo $W_BEFORE)"
+run 60 ip netns exec $NS_AP $APD -c $W/apd.conf -o actuator=airtime --check > "$OUT/airtime-check.txt" 2>&1; rc=$?
+cat "$OUT/airtime-check.txt"
+check airtime-check-refused "--check exit status $rc, wanted 1: $(tr '\n' ' ' < "$OUT/airtime-check.txt")" test $rc = 1
+check airtime-check-says-why "no 'actuator FAILED: airtime: ... no airtime fairness' line: $(grep actuator "$OUT/airtime-check.txt")" \
+    grep -q '^actuator .*FAILED: airtime: .*no airtime fairness' "$OUT/airtime-check.txt"
+rm -f $W/status.json
+run 60 ip netns exec $NS_AP $APD -c $W/apd.conf -o actuator=airtime > "$OUT/airtime-start.txt" 2>&1; rc=$?
+cat "$OUT/airtime-start.txt"
+check airtime-start-refused "start exit status $rc, wanted 1 at once: $(tr '\n' ' ' < "$OUT/airtime-start.txt")" test $rc = 1
+check airtime-start-says-why "$(tr '\n' ' ' < "$OUT/airtime-start.txt")" grep -q 'no airtime fairness' "$OUT/airtime-start.txt"
+check airtime-changes-no-tc "the AP's tc differs from before (tc-after-airtime.txt)" tc_as_before airtime
+check airtime-weights-unchanged "before: '$W_BEFORE', after: '$(weights)'" test "$(weights)" = "$W_BEFORE"
+check airtime-no-state "state file: $(head -c 300 $W/state 2>/dev/null)" test ! -s $W/state
+
+# ------------------------------------------------------------- figures ----
+python3 - "$OUT" $APD_PHASES > "$OUT/figures.json" <<'PY'
+import json, os, sys
+out, phases = sys.argv[1], sys.argv[2:]
+fig = {}
+for p in phases:
+    try:
+        r = json.load(open(os.path.join(out, p + '.json')))
+    except (OSError, ValueError):
+        continue
+    st = []
+    try:
+        for line in open(os.path.join(out, p + '-status.jsonl')):
+            try:
+                d = json.loads(line)
+            except ValueError:
+                continue
+            st.append({'jain': d.get('round', {}).get('jain'),
+                       'stations': {s['mac']: {k: s.get(k) for k in ('ap_up_bps', 'report_up_bps', 'share_bps',
+                                                                      'setting', 'why', 'signal_dbm')}
+                                    for s in d.get('stations', [])}})
+    except OSError:
+        pass
+    r['apd_status_per_s'] = st
+    fig[p] = r
+json.dump(fig, sys.stdout)
+PY
+echo "figures: $(wc -c < "$OUT/figures.json") bytes"
