@@ -24,6 +24,8 @@
 #include "wlanfair-error.h"
 
 #define STA_KEY "sta-"
+/* In Airtime.ours: a station whose weight something else sets. */
+#define FOREIGN G_MAXUINT
 
 typedef struct {
   struct nl_sock *sk;
@@ -31,7 +33,8 @@ typedef struct {
 } Genl;
 
 typedef struct {
-  Genl genl;
+  Genl        genl;
+  GHashTable *ours;   /* mac_str -> the weight we set last (GUINT_TO_POINTER) */
 } Airtime;
 
 /* One request's end: its ACK, the end of a dump, or an error. */
@@ -299,7 +302,11 @@ put_back (Genl *g, const char *ifname, int ifindex, WfApdState *state, const cha
 static gboolean
 airtime_start (WfActuator *a, GError **error)
 {
+  Airtime *at = a->priv;
+
   /* Nothing to install: each station's weight is recorded as it is set. */
+  if (!at->ours)
+    at->ours = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return TRUE;
 }
 
@@ -314,7 +321,11 @@ airtime_set (WfActuator *a, const WfApdStation *sta, const WfActuatorSetting *s,
   int err;
 
   if (!s->limited)
-    return put_back (&at->genl, a->ifname, a->ifindex, a->state, group, key, error);
+    {
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (at->ours, sta->mac_str)) != FOREIGN)
+        g_hash_table_remove (at->ours, sta->mac_str);
+      return put_back (&at->genl, a->ifname, a->ifindex, a->state, group, key, error);
+    }
   if (s->weight == 0)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
@@ -339,6 +350,36 @@ airtime_set (WfActuator *a, const WfApdStation *sta, const WfActuatorSetting *s,
       if (!wf_actuator_record (a, key, text, error))
         return FALSE;
     }
+  else if (g_hash_table_contains (at->ours, sta->mac_str))
+    {
+      guint set = GPOINTER_TO_UINT (g_hash_table_lookup (at->ours, sta->mac_str));
+
+      if (set == FOREIGN)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
+                       "airtime on %s: %s: left to whatever else sets its weight",
+                       a->ifname, sta->mac_str);
+          return FALSE;
+        }
+
+      /* hostapd's dynamic airtime policies (airtime_mode=2, 3) rewrite
+       * every station's weight on their own timer: two writers would
+       * only fight. Static weights (airtime_mode=0, 1) are set once, at
+       * association, and are what was recorded above. */
+      err = get_weight (&at->genl, a->ifindex, sta->mac, &weight);
+      if (station_gone (err))
+        return TRUE;
+      if (err == 0 && weight != set)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
+                       "airtime on %s: %s has weight %u, not the %u set: something else "
+                       "sets airtime weights (hostapd's airtime_mode=2 or 3?); wlanfair-apd "
+                       "works beside static weights only (airtime_mode=0 or 1)",
+                       a->ifname, sta->mac_str, weight, set);
+          g_hash_table_insert (at->ours, g_strdup (sta->mac_str), GUINT_TO_POINTER (FOREIGN));
+          return FALSE;
+        }
+    }
   err = set_weight (&at->genl, a->ifindex, sta->mac, s->weight);
   if (err && !station_gone (err))
     {
@@ -346,6 +387,8 @@ airtime_set (WfActuator *a, const WfApdStation *sta, const WfActuatorSetting *s,
                    a->ifname, sta->mac_str, s->weight, g_strerror (err));
       return FALSE;
     }
+  if (!err)
+    g_hash_table_insert (at->ours, g_strdup (sta->mac_str), GUINT_TO_POINTER (s->weight));
   return TRUE;
 }
 
@@ -357,6 +400,8 @@ airtime_forget (WfActuator *a, const guint8 mac[6], GError **error)
   g_autofree char *group = wf_actuator_group (a->ops->name, a->ifname);
   g_autofree char *key = g_strconcat (STA_KEY, wf_actuator_mac_str (mac, buf), NULL);
 
+  if (at->ours)
+    g_hash_table_remove (at->ours, buf);
   return put_back (&at->genl, a->ifname, a->ifindex, a->state, group, key, error);
 }
 
@@ -429,6 +474,7 @@ airtime_finalize (WfActuator *a)
   Airtime *at = a->priv;
 
   genl_close (&at->genl);
+  g_clear_pointer (&at->ours, g_hash_table_unref);
 }
 
 const WfActuatorOps wf_actuator_airtime = {

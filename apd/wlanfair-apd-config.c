@@ -20,7 +20,7 @@ static const char * const keys[] = {
   "interface", "stations-from", "controller", "actuator", "objective",
   "directions", "key", "insecure-unsigned", "bind", "port", "weights",
   "target-jain", "floor", "max-delay", "idle", "tolerance", "report-stale",
-  "feed-timeout", "status", "state", "textfile-dir", NULL
+  "feed-timeout", "status", "state", "textfile-dir", "port-rates", NULL
 };
 
 void
@@ -33,6 +33,7 @@ wf_apd_config_init (WfApdConfig *c)
   wf_apd_control_params_init (&c->control);
   c->port = WF_REPORT_PORT;
   c->weights = g_array_new (FALSE, TRUE, sizeof (WfApdWeight));
+  c->port_rates = g_array_new (FALSE, TRUE, sizeof (WfApdPortRate));
   c->tolerance = 0.25;
   c->report_stale_s = 3.0;
   c->feed_timeout_s = 10.0;
@@ -49,6 +50,7 @@ wf_apd_config_clear (WfApdConfig *c)
   g_free (c->key_file);
   g_free (c->bind);
   g_clear_pointer (&c->weights, g_array_unref);
+  g_clear_pointer (&c->port_rates, g_array_unref);
   g_free (c->status_path);
   g_free (c->state_path);
   g_free (c->textfile_dir);
@@ -134,6 +136,38 @@ parse_weights (WfApdConfig *c, const char *v, GError **error)
     }
   g_array_unref (c->weights);
   c->weights = g_steal_pointer (&w);
+  return TRUE;
+}
+
+static gboolean
+parse_port_rates (WfApdConfig *c, const char *v, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit_set (v, ", ", -1);
+  g_autoptr(GArray) r = g_array_new (FALSE, TRUE, sizeof (WfApdPortRate));
+
+  for (char **p = parts; *p; p++)
+    {
+      WfApdPortRate e = { 0 };
+      const char *eq = strchr (*p, '=');
+      gsize len = eq ? (gsize) (eq - *p) : 0;
+
+      if (**p == '\0')
+        continue;
+      if (!eq || len == 0 || len >= sizeof e.port)
+        return invalid (error, "port-rates: '%s' is not PORT=RATE", *p);
+      memcpy (e.port, *p, len);
+      if (!parse_range (eq + 1, WF_NUMBER_SI | WF_NUMBER_POSITIVE, 1e3, 100e9, &e.bps))
+        return invalid (error, "port-rates: rate '%s' of %s must be bit/s from 1k to 100G",
+                        eq + 1, e.port);
+      for (guint i = 0; i < r->len; i++)
+        if (g_str_equal (g_array_index (r, WfApdPortRate, i).port, e.port))
+          return invalid (error, "port-rates: %s is given twice", e.port);
+      if (r->len >= WF_APD_MAX_WEIGHTS)
+        return invalid (error, "port-rates: more than %d ports", WF_APD_MAX_WEIGHTS);
+      g_array_append_val (r, e);
+    }
+  g_array_unref (c->port_rates);
+  c->port_rates = g_steal_pointer (&r);
   return TRUE;
 }
 
@@ -235,6 +269,8 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
     }
   if (g_str_equal (key, "weights"))
     return parse_weights (c, v, error);
+  if (g_str_equal (key, "port-rates"))
+    return parse_port_rates (c, v, error);
   if (g_str_equal (key, "target-jain"))
     {
       if (!parse_range (v, WF_NUMBER_POSITIVE, 0.5, 1.0, &d))
@@ -335,6 +371,9 @@ wf_apd_config_check (WfApdConfig *c, GError **error)
 {
   if (!c->interface)
     return invalid (error, "no interface: set interface= in apd.conf or --interface");
+  if (c->port_rates->len > 0 && c->source != WF_APD_SOURCE_BRIDGE_PORTS)
+    return invalid (error, "port-rates applies to stations-from=bridge-ports only "
+                    "(nl80211 gives a real AP's rates)");
   if (!g_str_equal (c->actuator, "none"))
     {
       const WfActuatorOps *ops = wf_actuator_find (c->actuator);
@@ -349,6 +388,15 @@ wf_apd_config_check (WfApdConfig *c, GError **error)
   else if (g_str_equal (c->controller, "pi"))
     c->control.knob = WF_ACTUATOR_KNOB_DELAY;
   return TRUE;
+}
+
+double
+wf_apd_config_port_rate (const WfApdConfig *c, const char *port)
+{
+  for (guint i = 0; i < c->port_rates->len; i++)
+    if (g_str_equal (g_array_index (c->port_rates, WfApdPortRate, i).port, port))
+      return g_array_index (c->port_rates, WfApdPortRate, i).bps;
+  return 0;
 }
 
 double

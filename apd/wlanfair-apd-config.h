@@ -22,6 +22,12 @@ typedef struct {
   double weight;
 } WfApdWeight;
 
+/* An emulated station's PHY rate (bridge ports): what nl80211 would say. */
+typedef struct {
+  char   port[16];
+  double bps;
+} WfApdPortRate;
+
 typedef struct {
   char       *interface;       /* the AP interface (required) */
   WfApdSource source;
@@ -33,6 +39,7 @@ typedef struct {
   char       *bind;            /* NULL: any address */
   guint16     port;
   GArray     *weights;         /* WfApdWeight */
+  GArray     *port_rates;      /* WfApdPortRate (bridge-ports only) */
   double      tolerance;       /* report vs AP counters, relative */
   double      report_stale_s;  /* a report older than this is not used */
   double      feed_timeout_s;  /* no fresh data this long: lift every limit */
@@ -52,6 +59,8 @@ gboolean wf_apd_config_set (WfApdConfig *config, const char *key,
 /* The combination makes sense (interface set, the controller drives the
  * actuator's knob...); called once everything is set. */
 gboolean wf_apd_config_check (WfApdConfig *config, GError **error);
+/* The configured PHY rate of a bridge port, 0 when none. */
+double   wf_apd_config_port_rate (const WfApdConfig *config, const char *port);
 /* The configured weight of a station, 1 when none. */
 double   wf_apd_config_weight (const WfApdConfig *config, const guint8 mac[6]);
 gboolean wf_apd_parse_mac (const char *text, guint8 mac[6]);

@@ -34,6 +34,8 @@
 #define DELAY_GAIN 0.5
 #define MAX_DELAY_STEP_US 20000
 #define DEFAULT_RTT_S 0.02
+#define WINDOW_NO_COSTS 3         /* ... where no station's cost is known */
+#define RAMP_GROWTH 1.10          /* used above this x the window's max: ramping */
 
 typedef struct {
   double  cap_bps;          /* 0: none */
@@ -65,13 +67,14 @@ share_reset (WfApdController *c)
   p->level = 0;
 }
 
+/* The most used in the last `rounds` rounds. */
 static double
-window_max (const Share *p)
+window_max (const Share *p, guint rounds)
 {
   double m = 0;
 
-  for (guint i = 0; i < p->n_used; i++)
-    m = MAX (m, p->used[i]);
+  for (guint k = 1; k <= MIN (rounds, p->n_used); k++)
+    m = MAX (m, p->used[(p->next + WINDOW - k) % WINDOW]);
   return m;
 }
 
@@ -145,10 +148,21 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
         }
     }
 
+  /* While the cell's use still grows (flows in slow start, after a start
+   * or a join), what it used is not yet what it can use: caps set from it
+   * would hold every station below what the air gives. */
+  /* Where the AP can tell no station's cost (bridge ports of an
+   * emulation without port-rates=), airtime is counted in bits, and bits
+   * are not invariant: the cell carries fewer once the cheap stations are
+   * held back, so a long memory would overstate the level for WINDOW
+   * rounds. A short one forgets the overstatement sooner. */
+  guint window = n_known ? WINDOW : WINDOW_NO_COSTS;
+  double prev_max = window_max (p, window);
+  gboolean ramping = used > RAMP_GROWTH * prev_max;
   p->used[p->next] = used;
   p->next = (p->next + 1) % WINDOW;
   p->n_used = MIN (p->n_used + 1, WINDOW);
-  double u_max = window_max (p);
+  double u_max = window_max (p, window);
   gboolean saturated = u_max <= 0 || used >= SATURATED * u_max;
 
   /* Who has demand. A report that every busy flow is application-limited
@@ -224,7 +238,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
       switch (prm->knob)
         {
         case WF_ACTUATOR_KNOB_RATE:
-          if (st->cap_bps > 0 || x[i] > (1 + MARGIN) * share)
+          if (st->cap_bps > 0 || (x[i] > (1 + MARGIN) * share && !ramping))
             {
               /* At most halve per round; at most double. */
               double cap = (1 + MARGIN) * share;
@@ -238,7 +252,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
               d->why = x[i] > (1 + MARGIN) * share ? "above its share" : "held at its share";
             }
           else
-            d->why = "at or below its share";
+            d->why = ramping ? "the cell is ramping up" : "at or below its share";
           break;
 
         case WF_ACTUATOR_KNOB_DELAY:

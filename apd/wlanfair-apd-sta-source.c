@@ -162,6 +162,7 @@ dump_bridge (WfApdStaSource *src, GArray *entries, GError **error)
       const WfFdbEntry *host = NULL;
       guint hosts = 0;
       WfApdApEntry e;
+      double rate;
 
       if (l->master != src->ifindex)
         continue;
@@ -189,6 +190,13 @@ dump_bridge (WfApdStaSource *src, GArray *entries, GError **error)
       memcpy (e.mac, host->mac, 6);
       e.ifindex = l->ifindex;
       e.tx_mcs = -1;
+      /* What nl80211 would give a real AP: the station's PHY rate. */
+      rate = wf_apd_config_port_rate (src->config, l->name);
+      if (rate > 0)
+        {
+          e.has_tx_bitrate = e.has_rx_bitrate = TRUE;
+          e.tx_bitrate_kbps = e.rx_bitrate_kbps = (guint32) MIN (rate / 1e3, G_MAXUINT32);
+        }
       e.tx_bytes = l->tx_bytes;
       e.rx_bytes = l->rx_bytes;
       g_array_append_val (entries, e);

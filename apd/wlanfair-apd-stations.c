@@ -211,7 +211,7 @@ report_flows (const WfReportView *v, double idle_bps, WfApdStation *s)
 {
   JsonArray *flows;
   double w_sum = 0, rtt_sum = 0;
-  guint busy = 0, limited = 0;
+  guint busy = 0, limited = 0, receiving = 0;
 
   s->has_rtt = FALSE;
   s->app_limited = FALSE;
@@ -221,24 +221,32 @@ report_flows (const WfReportView *v, double idle_bps, WfApdStation *s)
   for (guint i = 0; flows && i < json_array_get_length (flows); i++)
     {
       JsonObject *f = json_array_get_object_element (flows, i);
-      double g = 0;
+      double g = 0, tx = 0, rx = 0;
 
       if (!f)
         continue;
       if (json_object_has_member (f, "goodput_tx_bps"))
-        g += json_object_get_double_member (f, "goodput_tx_bps");
+        tx = json_object_get_double_member (f, "goodput_tx_bps");
       if (json_object_has_member (f, "goodput_rx_bps"))
-        g += json_object_get_double_member (f, "goodput_rx_bps");
+        rx = json_object_get_double_member (f, "goodput_rx_bps");
+      g = tx + rx;
       if (g < idle_bps)
         continue;
-      busy++;
-      if (json_object_has_member (f, "app_limited") &&
-          json_object_get_boolean_member (f, "app_limited"))
-        limited++;
+      /* app_limited speaks of the host's sending only: a flow that
+       * mostly receives is no evidence that the host wants no more. */
       if (json_object_has_member (f, "rtt_us"))
         {
           rtt_sum += g * json_object_get_int_member (f, "rtt_us") / 1e6;
           w_sum += g;
+        }
+      if (rx > tx)
+        receiving++;
+      else
+        {
+          busy++;
+          if (json_object_has_member (f, "app_limited") &&
+              json_object_get_boolean_member (f, "app_limited"))
+            limited++;
         }
     }
   if (w_sum > 0)
@@ -246,7 +254,7 @@ report_flows (const WfReportView *v, double idle_bps, WfApdStation *s)
       s->has_rtt = TRUE;
       s->rtt_s = rtt_sum / w_sum;
     }
-  s->app_limited = busy > 0 && limited == busy;
+  s->app_limited = busy > 0 && limited == busy && receiving == 0;
 }
 
 void

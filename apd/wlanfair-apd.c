@@ -17,6 +17,18 @@
 
 #define EXIT_USAGE 2
 
+/* systemd's LoadCredential=apd.key:/etc/wlanfair/apd.key: the root-only
+ * key handed to the DynamicUser service as its own file; used when key=
+ * is not set. */
+static char *
+credential_key (void)
+{
+  const char *dir = g_getenv ("CREDENTIALS_DIRECTORY");
+  g_autofree char *path = dir ? g_build_filename (dir, "apd.key", NULL) : NULL;
+
+  return path && g_file_test (path, G_FILE_TEST_EXISTS) ? g_steal_pointer (&path) : NULL;
+}
+
 static void
 check_line (const char *what, gboolean ok, const char *detail)
 {
@@ -198,6 +210,8 @@ main (int argc, char **argv)
       rc = EXIT_USAGE;
       goto out;
     }
+  if (!config.key_file)
+    config.key_file = credential_key ();
   if (config.key_file && !(key = wf_report_load_key (config.key_file, &error)))
     {
       g_printerr ("wlanfair-apd: key: %s\n", error->message);

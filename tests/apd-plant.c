@@ -28,6 +28,7 @@ struct _WfApdPlant {
   guint          next_id;
   GArray        *ids;      /* guint */
   gboolean       reporting;
+  gboolean       costs_hidden;
 };
 
 WfApdPlant *
@@ -100,6 +101,12 @@ void
 wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm)
 {
   g_array_index (p->sta, Sta, i).signal = dbm;
+}
+
+void
+wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known)
+{
+  p->costs_hidden = !known;
 }
 
 void
@@ -216,7 +223,7 @@ wf_apd_plant_measure (WfApdPlant *p)
       wf_apd_format_mac (v->mac, v->mac_str);
       v->has_signal = TRUE;
       v->signal_dbm = s->signal;
-      v->cost_down_s_per_bit = v->cost_up_s_per_bit = 1.0 / s->phy;
+      v->cost_down_s_per_bit = v->cost_up_s_per_bit = p->costs_hidden ? 0 : 1.0 / s->phy;
       v->weight = 1;
       /* ACKs of the other direction: a few percent. */
       double acks = 0.03 * s->x;

@@ -25,6 +25,9 @@ void        wf_apd_plant_add_pull (WfApdPlant *p, double phy_bps, WfApdDir dir,
 void        wf_apd_plant_remove (WfApdPlant *p, guint i, guint8 mac_out[6]);
 void        wf_apd_plant_set_phy (WfApdPlant *p, guint i, double phy_bps);
 void        wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm);
+/* FALSE: the AP cannot tell the stations' airtime costs (no PHY rates:
+ * a bridge port in an emulation); the costs still hold in the cell. */
+void        wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known);
 /* FALSE: no station reports (the controller sees the AP's view only). */
 void        wf_apd_plant_set_reporting (WfApdPlant *p, gboolean reporting);
 guint       wf_apd_plant_n (WfApdPlant *p);

@@ -100,6 +100,11 @@ test_bad_values (void)
     { "weights", "02:00:00:00:0:01=2", "MAC address" },
     { "weights", "02:00:00:00:00:01=0", "0.01 to 100" },
     { "weights", "02:00:00:00:00:01=1,02:00:00:00:00:01=2", "twice" },
+    { "port-rates", "p1", "PORT=RATE" },
+    { "port-rates", "=30M", "PORT=RATE" },
+    { "port-rates", "a-very-long-port-name=30M", "PORT=RATE" },
+    { "port-rates", "p1=fast", "1k to 100G" },
+    { "port-rates", "p1=30M,p1=6M", "twice" },
     { "target-jain", "1.5", "0.5 to 1" },
     { "floor", "1k", "64k to 10G" },
     { "max-delay", "-3", "1 to 1000" },
@@ -121,6 +126,28 @@ test_bad_values (void)
                  error->message, bad[i].says);
       wf_apd_config_clear (&c);
     }
+}
+
+/* An emulation's PHY rates per bridge port; nowhere else. */
+static void
+test_port_rates (void)
+{
+  WfApdConfig c;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_config_init (&c);
+  g_assert_true (wf_apd_config_set (&c, "interface", "br0", NULL));
+  g_assert_true (wf_apd_config_set (&c, "port-rates", "p1=30M, p2=7.5M", &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (wf_apd_config_port_rate (&c, "p2"), ==, 7.5e6);
+  g_assert_cmpfloat (wf_apd_config_port_rate (&c, "p3"), ==, 0);
+  /* A real AP's rates come from nl80211. */
+  g_assert_false (wf_apd_config_check (&c, &error));
+  g_assert_nonnull (strstr (error->message, "bridge-ports"));
+  g_clear_error (&error);
+  g_assert_true (wf_apd_config_set (&c, "stations-from", "bridge-ports", NULL));
+  g_assert_true (wf_apd_config_check (&c, &error));
+  wf_apd_config_clear (&c);
 }
 
 /* The file's errors name the file; unknown keys are not ignored. */
@@ -166,6 +193,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/apd/config/defaults", test_defaults);
   g_test_add_func ("/apd/config/file", test_file);
+  g_test_add_func ("/apd/config/port-rates", test_port_rates);
   g_test_add_func ("/apd/config/bad-values", test_bad_values);
   g_test_add_func ("/apd/config/file-errors", test_file_errors);
   g_test_add_func ("/apd/config/combination", test_combination);

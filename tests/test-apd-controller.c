@@ -137,6 +137,52 @@ test_n_stations (void)
       }
 }
 
+/* The same cells where the AP cannot tell the stations' costs (bridge
+ * ports of an emulation: no PHY rate): the airtime the stations use,
+ * counted in bits, changes with who uses it, so the level must come from
+ * what the stations that are not held get. */
+static void
+test_costs_unknown (void)
+{
+  for (guint n = 2; n <= 8; n += 2)
+    for (int mix = 0; mix < 3; mix++)
+      {
+        g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, n * 100 + mix);
+        for (guint i = 0; i < n; i++)
+          {
+            WfApdDir dir = mix == 0 ? WF_APD_DIR_DOWN : mix == 1 ? WF_APD_DIR_UP
+                           : (i % 2 ? WF_APD_DIR_UP : WF_APD_DIR_DOWN);
+            wf_apd_plant_add (plant, i < n / 2 ? 12 * MBIT : 48 * MBIT, dir, INFINITY);
+          }
+        wf_apd_plant_set_costs_known (plant, FALSE);
+        g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE,
+                                                   WF_APD_DIR_BOTH);
+        g_test_message ("n=%u mix=%d, costs unknown", n, mix);
+        wf_apd_plant_settle (plant);
+        Outcome o = run (plant, c, 0, 60);
+        assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+      }
+}
+
+/* From an idle cell: every flow ramps up at once, as after a start. The
+ * capacity seen during the ramp is not the cell's; caps set from it would
+ * hold every station below what the air gives. */
+static void
+test_ramp (void)
+{
+  for (int known = 0; known <= 1; known++)
+    {
+      g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_AIRTIME, 7 + known);
+      wf_apd_plant_add (plant, 48 * MBIT, WF_APD_DIR_UP, INFINITY);
+      wf_apd_plant_add (plant, 12 * MBIT, WF_APD_DIR_UP, INFINITY);
+      wf_apd_plant_set_costs_known (plant, known);
+      g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+      g_test_message ("ramp, costs %s", known ? "known" : "unknown");
+      Outcome o = run (plant, c, 0, 60);
+      assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+    }
+}
+
 /* The paper's case: equal costs, TCP gives the near host more (here 4:1).
  * The best throughput-fair total is the uncontrolled total. */
 static void
@@ -339,6 +385,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/apd/controller/two-airtime-up", test_two_airtime_up);
   g_test_add_func ("/apd/controller/n-stations", test_n_stations);
+  g_test_add_func ("/apd/controller/costs-unknown", test_costs_unknown);
+  g_test_add_func ("/apd/controller/ramp", test_ramp);
   g_test_add_func ("/apd/controller/tcp-unfair", test_tcp_unfair);
   g_test_add_func ("/apd/controller/tcp-unfair-delay", test_tcp_unfair_delay);
   g_test_add_func ("/apd/controller/join-leave", test_join_leave);

@@ -4,9 +4,11 @@
  * Prometheus textfile (every sample declared, counters named _total,
  * no series twice, bounded labels). */
 #include <arpa/inet.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "wlanfair-apd-output.h"
 
@@ -223,6 +225,31 @@ check_exposition (const char *text, GHashTable *values)
     }
 }
 
+/* promtool's own lint, where Debian's prometheus package is installed. */
+static void
+promtool_check (const char *text)
+{
+  g_autofree char *promtool = g_find_program_in_path ("promtool");
+  g_autofree char *path = NULL, *out = NULL, *err = NULL, *cmd = NULL;
+  g_autoptr(GError) error = NULL;
+  int fd, status;
+
+  if (!promtool)
+    {
+      g_test_message ("no promtool: its check skipped");
+      return;
+    }
+  fd = g_file_open_tmp ("wf-apd-XXXXXX.prom", &path, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  close (fd);
+  cmd = g_strdup_printf ("sh -c '%s check metrics < %s'", promtool, path);
+  g_assert_true (g_spawn_command_line_sync (cmd, &out, &err, &status, &error));
+  g_unlink (path);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("promtool check metrics: %s%s", out, err);
+}
+
 static void
 test_prometheus (Fixture *f, gconstpointer data)
 {
@@ -231,6 +258,7 @@ test_prometheus (Fixture *f, gconstpointer data)
 
   g_test_message ("%s", text);
   check_exposition (text, v);
+  promtool_check (text);
   g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_mode{mode=\"control\"}"), ==, "1");
   g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_mode{mode=\"fail-open\"}"), ==, "0");
   g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_jain_index"), ==, "0.99099999999999999");
@@ -258,6 +286,7 @@ test_prometheus (Fixture *f, gconstpointer data)
   g_free (text);
   text = wf_apd_output_prometheus (&f->view);
   check_exposition (text, v);
+  promtool_check (text);
   g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_station_delay_seconds{station=\"02:00:00:00:01:00\"}"),
                    ==, "0.012500000000000001");
   g_assert_null (strstr (text, "rate_limit"));

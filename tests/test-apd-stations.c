@@ -160,7 +160,9 @@ test_reports (void)
         {
           g_assert_true (s->trusted);
           g_assert_cmpfloat (s->down_bps, ==, 9.5e6);
-          g_assert_true (s->app_limited);
+          /* Its flow receives: the flag speaks of the sending side only
+           * (docs/report-protocol.md), so it is no sign of satisfaction. */
+          g_assert_false (s->app_limited);
           g_assert_true (s->has_rtt);
           g_assert_cmpfloat_with_epsilon (s->rtt_s, 0.03, 1e-9);
         }
@@ -178,6 +180,22 @@ test_reports (void)
   wf_apd_stations_snapshot (t, 5 * S, snap);
   for (guint i = 0; i < snap->len; i++)
     g_assert_false (g_array_index (snap, WfApdStation, i).reporting);
+
+  /* A host whose one busy flow sends, application-limited: satisfied by
+   * its own word (within what the AP carried up, 0.24 Mbit/s). */
+  g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000a",
+                                                        0, 0.2e6, 30000, TRUE),
+                                             AF_INET, ip_a, 6 * S));
+  wf_apd_stations_snapshot (t, 6 * S, snap);
+  for (guint i = 0; i < snap->len; i++)
+    {
+      WfApdStation *s = &g_array_index (snap, WfApdStation, i);
+      if (memcmp (s->mac, mac_a, 6) == 0)
+        {
+          g_assert_true (s->reporting && s->trusted);
+          g_assert_true (s->app_limited);
+        }
+    }
   wf_apd_config_clear (&c);
 }
 

@@ -143,6 +143,16 @@ class Parsing(unittest.TestCase):
         self.assertIn("filter add dev air parent 1: protocol ip prio 3 u32 "
                       "match ip tos 0xc0 0xc0 flowid 1:2000", lines)
         self.assertEqual(lines[-1], "qdisc add dev air clsact")
+        # Into the medium at each station's port, both ways, so that br0's
+        # own root qdisc (the AP's, wlanfair-apd's) acts before the medium;
+        # prio 10 leaves prio 1 to a far station's trim program.
+        redirect = ("protocol all prio 10 u32 match u32 0 0 "
+                    "action mirred egress redirect dev air")
+        for port in ("p1", "p2"):
+            self.assertIn(f"qdisc add dev {port} clsact", lines)
+            for hook in ("ingress", "egress"):
+                self.assertIn(f"filter add dev {port} {hook} {redirect}", lines)
+        self.assertFalse([l for l in lines if "dev br0" in l])
         plain = testbed.medium_commands(testbed.Config(up=1, down=0))
         self.assertNotIn("qdisc add dev air clsact", plain)
         self.assertTrue(any("quantum 2664 burst 5328" in l for l in plain))
@@ -201,6 +211,11 @@ class htb 1:2001 parent 1:101 leaf 2001: prio 0 rate 17595Kbit ceil 52787Kbit
         self.assertIn((0x27, 3, 0, 3), pad)               # r3 *= 3
         self.assertIn((0x37, 3, 0, 2), pad)               # r3 /= 2
         self.assertIn((0x07, 3, 0, 1150), pad)            # r3 += overhead
+        # The trim program lets the port's redirect run after it: it always
+        # returns TC_ACT_UNSPEC (r0 = -1), never OK, which would end the
+        # classification before the redirect.
+        trim = decode(testbed_bpf.trim_program())
+        self.assertEqual([imm for op, dst, _, imm in trim if op == 0xb7 and dst == 0], [-1])
         # 10.1.0.200 is 0xc800010a little-endian: a negative immediate.
         self.assertLess(testbed_bpf._ip_imm("10.1.0.200"), 0)
 

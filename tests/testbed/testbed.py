@@ -7,9 +7,20 @@ A wired server, an access point (AP) and N stations, each in a namespace:
     srv --veth-- ap [bridge br0 = the AP's radio] --veth-- sta1 .. staN
 
 Every frame crossing the "air", in either direction, is redirected into ONE
-ifb device `air` in the AP namespace (upstream: clsact ingress of each
-station's port on the bridge; downstream: clsact egress of the bridge). On
-`air` an HTB tree plays the DCF medium:
+ifb device `air` in the AP namespace, at the station's port on the bridge
+(p1..pN, clsact; u32 match-all + mirred):
+
+    downstream: br0 root qdisc -> bridge -> pN egress -> air -> pN -> staN
+    upstream:   staN -> pN ingress -> air -> pN -> bridge -> br0 ingress
+
+so br0 itself is left to the AP: a qdisc on br0's root (the AP's own
+queueing, where wlanfair-apd's rate actuator shapes downloads) acts before
+the medium, and br0's ingress (where its ifb for uploads is fed) sees
+frames after it, as on a real AP. A frame coming back from `air` skips its
+port's redirect once (ifb marks it tc_skip_classify, which the next action
+run consumes). A frame from one station to another crosses the medium
+twice, as relayed by a real AP; a broadcast from the AP once per station
+(static neighbours: hardly any). On `air` an HTB tree plays the DCF medium:
 
     1:    root; a size table adds a per-frame airtime overhead
     1:1   the medium, rate = ceil = R
@@ -58,13 +69,15 @@ testbed_bpf.py, assembled and loaded with the standard library only) adds
 (K - 1) x (length + overhead) zero bytes after the IP datagram of every
 frame from or to a far station's address, so that with the size table's
 overhead the medium is charged K x (length + overhead); after the medium a
-second program on the station's bridge port cuts it back to the IPv4 total
-length (upstream, the AP's IP layer drops the padding itself). Those ports
-get an MTU of 16000 to forward the grown frames (the bridge, the stations
-and the server keep 1500, so nothing else changes size or MSS). Every
-leaf's quantum is one frame of the costliest station: HTB sends at least
-one packet per turn whatever its size, so with a one-frame quantum a far
-station borrowing idle airtime would get K times its share.
+second program on the station's bridge port (clsact egress and ingress,
+prio 1, ahead of the redirect, which it lets run: TC_ACT_UNSPEC) cuts it
+back to the IPv4 total length, so that neither the station nor the AP's
+bridge, qdiscs and ifbs ever see the padding. A grown frame goes from `air`
+straight back to its port, never through the bridge's forwarding, so
+every MTU stays 1500. Every leaf's quantum is one frame of the costliest
+station: HTB sends at least one packet per turn whatever its size, so with
+a one-frame quantum a far station borrowing idle airtime would get K times
+its share.
 
 Measured on 6.18 (30M, overhead 1150, K = 4, 20 s, cubic and bbr alike):
 alone, a far station gets 5.80 Mbit/s up and 5.72 down against 23.31 and
@@ -169,10 +182,8 @@ GRACE_S = 15.0             # time allowed after the run for iperf3 to finish
 
 # Far stations (see the docstring): the longest frame tc BPF may make, with
 # a margin (bpf_skb_change_tail stops at SKB_MAX_ALLOC, ~16 kB with 4 KiB
-# pages: 15 900 bytes grew, 16 166 did not, on 6.18), and the MTU of their
-# bridge ports, which forward the grown frames.
+# pages: 15 900 bytes grew, 16 166 did not, on 6.18).
 MAX_PADDED_FRAME = 15800
-FAR_PORT_MTU = 16000
 # The DS field of the voice access category in the model: precedence 6 and
 # 7 (CS6, CS7), which cfg80211_classify8021d maps to AC_VO on every kernel
 # (EF is video before 6.8; docs/reporter.md).
@@ -502,13 +513,19 @@ def medium_commands(cfg: Config) -> List[str]:
     # The AP's own voice frames; the rest of its frames: the default.
     lines.append(f"filter add dev air parent 1: protocol ip prio 3 u32 {voice} "
                  f"flowid {Testbed.vo_classid(0)}")
-    # Funnel both directions into the medium (u32 match-all: this kernel
-    # has no matchall classifier).
-    redirect = "protocol all u32 match u32 0 0 action mirred egress redirect dev air"
-    lines += ["qdisc add dev br0 clsact", f"filter add dev br0 egress {redirect}"]
+    # Funnel both directions into the medium at each station's bridge port
+    # (u32 match-all: this kernel has no matchall classifier): upstream on
+    # its ingress, downstream on its egress, i.e. after br0's own root
+    # qdisc (the AP's queueing, where wlanfair-apd shapes) and the bridge.
+    # Frames coming back from `air` skip the redirect's action once (ifb
+    # sets tc_skip_classify); prio 1 is left for a far station's trim
+    # program, which must run ahead of the redirect.
+    redirect = ("protocol all prio 10 u32 match u32 0 0 "
+                "action mirred egress redirect dev air")
     for i in range(1, n + 1):
         lines += [f"qdisc add dev p{i} clsact",
-                  f"filter add dev p{i} ingress {redirect}"]
+                  f"filter add dev p{i} ingress {redirect}",
+                  f"filter add dev p{i} egress {redirect}"]
     if cfg.padded_stations:
         lines.append("qdisc add dev air clsact")   # for the pad program
     return lines
@@ -656,8 +673,9 @@ class Testbed:
     def _setup_far(self) -> None:
         """Far stations: their frames, both ways, grow by (k - 1) x (length +
         overhead) before the medium (the HTB charges bytes) and shrink back
-        after it (testbed_bpf.py). Their bridge ports forward the grown
-        frames, so their MTU is raised; the stations' own MTU stays 1500."""
+        after it, on the station's bridge port, both ways (testbed_bpf.py).
+        A grown frame goes from `air` straight back to that port, never
+        through the bridge's forwarding, so no MTU changes."""
         cfg = self.cfg
         far = cfg.padded_stations
         if not far:
@@ -666,7 +684,6 @@ class Testbed:
         sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "pad", "air", *specs,
                             "--overhead", str(cfg.overhead)]))
         for i in far:
-            sh(["ip", "-n", self.ap, "link", "set", f"p{i}", "mtu", str(FAR_PORT_MTU)])
             sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "trim", f"p{i}"]))
 
     def check_connectivity(self) -> None:

@@ -6,10 +6,13 @@ libbpf, no bpffs).
         or to a far station's address grows by (k - 1) x (its length +
         the per-frame overhead), so that the HTB, which charges bytes,
         charges it k times a near station's frame of the same size;
-  trim  where the frame leaves the medium towards a station (clsact egress
-        of its bridge port): back to the Ethernet header plus the IPv4
-        total length. Upstream frames need none: the AP's IP layer cuts
-        what follows the IP datagram (ip_rcv_core).
+  trim  on a far station's bridge port, where frames come back from the
+        medium (clsact egress: downstream; clsact ingress: upstream, so
+        that the AP's own qdiscs and ifbs on the bridge count the real
+        length): back to the Ethernet header plus the IPv4 total length.
+        It runs ahead of the port's redirect into the medium and lets it
+        run (TC_ACT_UNSPEC: next filter), so it must be a no-op on frames
+        on their way into the medium (never padded yet).
 
 The new bytes are zeros after the IP datagram (bpf_skb_change_tail), which
 no IP stack reads. IPv4 only, like the testbed.
@@ -17,7 +20,7 @@ no IP stack reads. IPv4 only, like the testbed.
 Run inside the AP namespace (the netlink socket and the interface names
 are that namespace's):
     ip netns exec AP python3 testbed_bpf.py pad air 10.1.0.2=3/1 [...] --overhead 1150
-    ip netns exec AP python3 testbed_bpf.py trim p2
+    ip netns exec AP python3 testbed_bpf.py trim p2     # egress and ingress
 """
 
 import ctypes
@@ -35,7 +38,7 @@ BPF_PROG_TYPE_SCHED_CLS = 3
 SYS_BPF = {"x86_64": 321, "aarch64": 280, "armv7l": 386, "riscv64": 280,
            "ppc64le": 361, "s390x": 351}
 FUNC_SKB_CHANGE_TAIL = 38
-TC_ACT_OK, TC_ACT_SHOT = 0, 2
+TC_ACT_UNSPEC, TC_ACT_OK, TC_ACT_SHOT = -1, 0, 2
 
 # struct __sk_buff offsets
 SKB_LEN, SKB_DATA, SKB_DATA_END = 0, 76, 80
@@ -120,13 +123,15 @@ def pad_program(stations: List[Tuple[str, Fraction]], overhead: int) -> bytes:
 
 
 def trim_program() -> bytes:
-    """Cut a frame longer than Ethernet header + IPv4 total length to it."""
+    """Cut a frame longer than Ethernet header + IPv4 total length to it;
+    always TC_ACT_UNSPEC, so that the filters after it (the redirect into
+    the medium) still run."""
     body = [None, ldx_h(R4, R2, 12), None,
             ldx_h(R2, R2, 16), be16(R2), add_i(R2, 14),
             ldx_w(R3, R6, SKB_LEN), None,
             mov_r(R1, R6), mov_i(R3, 0), call(FUNC_SKB_CHANGE_TAIL)]
     out = len(body)
-    body += [mov_i(R0, TC_ACT_OK), exit_()]
+    body += [mov_i(R0, TC_ACT_UNSPEC), exit_()]
     body[0] = jgt_r(R4, R3, out - 1)
     body[2] = jne_i(R4, ETH_P_IP_LE, out - 3)
     body[7] = jge_r(R2, R3, out - 8)
@@ -221,8 +226,10 @@ def main(argv: List[str]) -> int:
             fd = prog_load(pad_program(stations, overhead), "wft_pad")
             tc_attach(argv[1], fd, "wft_pad", egress=True, prio=1)
         elif len(argv) == 2 and argv[0] == "trim":
+            # Prio 1: ahead of the redirect into the medium (testbed.py).
             fd = prog_load(trim_program(), "wft_trim")
             tc_attach(argv[1], fd, "wft_trim", egress=True, prio=1)
+            tc_attach(argv[1], fd, "wft_trim", egress=False, prio=1)
         else:
             print(__doc__, file=sys.stderr)
             return 2

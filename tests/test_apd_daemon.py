@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""wlanfair-apd as a program, without root or a network namespace: its
+command line and exit codes, --restore, and a run in observe and
+fail-open mode (status file, textfile, journal lines, clean stop). The
+AP side in a namespace with stations is tests/integration/test_apd.py."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+APD = os.environ.get("WLANFAIR_APD", "build/apd/wlanfair-apd")
+
+
+def free_udp_port():
+    """A port nobody holds now; the daemon binds it at once after."""
+    with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
+        s.bind(("::", 0))
+        return s.getsockname()[1]
+
+
+class ApdDaemonTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="wf-apd-")
+        self.dir = self.tmp.name
+        self.status = os.path.join(self.dir, "run", "status.json")
+        self.state = os.path.join(self.dir, "run", "state")
+        self.prom = os.path.join(self.dir, "prom")
+        os.mkdir(self.prom)
+        self.conf = os.path.join(self.dir, "apd.conf")
+        with open(self.conf, "w") as f:
+            f.write("[apd]\n")
+        self.proc = None
+
+    def tearDown(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+        self.tmp.cleanup()
+
+    def base(self, *extra):
+        # An interface with no bridge ports: zero stations, no privilege.
+        return [APD, "-c", self.conf, "-i", "lo", "-o", "stations-from=bridge-ports",
+                "-o", "status=" + self.status, "-o", "state=" + self.state,
+                "-o", "textfile-dir=" + self.prom, *extra]
+
+    def run_apd(self, *args):
+        # Never the machine's own /etc/wlanfair/apd.conf.
+        if "-c" not in args:
+            args = ("-c", self.conf, *args)
+        return subprocess.run([APD, *args], capture_output=True, text=True, timeout=30)
+
+    def wait_for(self, cond, what, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if cond():
+                return
+            if self.proc and self.proc.poll() is not None:
+                self.fail("wlanfair-apd exited %d while waiting for %s: %s" %
+                          (self.proc.returncode, what, self.proc.stderr.read()))
+            time.sleep(0.05)
+        self.fail("no %s within %.0f s" % (what, timeout))
+
+    def start(self, *extra):
+        self.proc = subprocess.Popen(self.base("-o", "port=%d" % free_udp_port(), *extra),
+                                     stderr=subprocess.PIPE, text=True)
+        self.wait_for(lambda: os.path.exists(self.status), "status file")
+        self.wait_for(lambda: os.path.exists(os.path.join(self.prom, "wlanfair-ap.prom")),
+                      "textfile")
+        with open(self.status) as f:
+            return json.load(f)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        _, err = self.proc.communicate(timeout=20)
+        return self.proc.returncode, err
+
+    # -- command line --------------------------------------------------
+
+    def test_bad_configuration_exits_2(self):
+        cases = [
+            (["-o", "interface=wlan0", "-o", "colour=blue"], "unknown setting 'colour'"),
+            (["-o", "interface=wlan0", "-o", "floor=fast"], "floor 'fast'"),
+            (["-o", "interface"], "is not KEY=VALUE"),
+            (["-c", "/nonexistent/apd.conf"], "/nonexistent/apd.conf"),
+            (["-c", self.conf], "no interface"),
+            (["-c", self.conf, "-i", "wlan0", "-o", "port-rates=p1=30M"], "bridge-ports"),
+            (["--check", "--restore", "-i", "wlan0"], "exclude each other"),
+            (["stray"], "unexpected argument"),
+        ]
+        for args, says in cases:
+            with self.subTest(args=args):
+                r = self.run_apd(*args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(says, r.stderr)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+    def test_key_errors_exit_2(self):
+        key = os.path.join(self.dir, "key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(key, 0o644)
+        r = self.run_apd(*self.base("-o", "key=" + key, "--check")[1:])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("chmod 600", r.stderr)
+        r = self.run_apd(*self.base("-o", "key=" + key + ".missing", "--check")[1:])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("key.missing", r.stderr)
+
+    def test_check(self):
+        r = self.run_apd(*self.base("-o", "actuator=none", "--check")[1:])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"stations +ok: ports of bridge lo: 0 stations")
+        self.assertRegex(r.stdout, r"key +none: the daemon observes only")
+        # Not a wireless interface: nl80211 says why (or that it is absent).
+        r = self.run_apd("-c", self.conf, "-i", "lo", "-o", "state=" + self.state, "--check")
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertRegex(r.stdout, r"stations +FAILED: .*(nl80211 not available|not a wireless)")
+
+    def test_restore(self):
+        # Nothing recorded: nothing to do, success.
+        r = self.run_apd("-o", "state=" + self.state, "--restore")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # A record that names no actuator cannot be undone: said, exit 1.
+        os.makedirs(os.path.dirname(self.state), exist_ok=True)
+        with open(self.state, "w") as f:
+            f.write("[teleport:wlan0]\nx=1\n")
+        r = self.run_apd("-o", "state=" + self.state, "--restore")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("names no known actuator", r.stderr)
+        # A corrupt file: named, exit 1, left for a person to read.
+        with open(self.state, "w") as f:
+            f.write("not a key file [[[\n")
+        r = self.run_apd("-o", "state=" + self.state, "--restore")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(self.state, r.stderr)
+        self.assertTrue(os.path.exists(self.state))
+
+    # -- a run -----------------------------------------------------------
+
+    def test_observe_without_key(self):
+        st = self.start()
+        self.assertEqual(st["version"], 1)
+        self.assertEqual(st["mode"], "observe")
+        self.assertIn("no key", st["mode_reason"])
+        self.assertEqual(st["interface"], "lo")
+        self.assertEqual(st["stations"], [])
+        self.assertEqual(os.stat(self.status).st_mode & 0o777, 0o644)
+        with open(os.path.join(self.prom, "wlanfair-ap.prom")) as f:
+            prom = f.read()
+        self.assertIn('wlanfair_ap_mode{mode="observe"} 1', prom)
+        self.assertIn("wlanfair_ap_stations 0", prom)
+        # Rounds go on: the counter grows.
+        first = st["rounds"]
+        def later():
+            with open(self.status) as f:
+                return json.load(f)["rounds"] > first
+        self.wait_for(later, "a later round", timeout=5)
+        rc, err = self.stop()
+        self.assertEqual(rc, 0, err)
+        self.assertIn("started on lo", err)
+        self.assertFalse(os.path.exists(self.status))
+        self.assertFalse(os.path.exists(os.path.join(self.prom, "wlanfair-ap.prom")))
+        # Nothing was changed, so nothing is recorded.
+        self.assertFalse(os.path.exists(self.state))
+
+    def test_insecure_unsigned_fails_open_until_a_report(self):
+        st = self.start("-o", "insecure-unsigned=yes")
+        self.assertEqual(st["mode"], "fail-open")
+        self.assertEqual(st["mode_reason"], "waiting for a first trusted report")
+        rc, err = self.stop()
+        self.assertEqual(rc, 0, err)
+        self.assertIn("insecure-unsigned=yes", err)
+        self.assertIn("configure key= instead", err)
+
+    def test_actuator_none_observes_with_key(self):
+        key = os.path.join(self.dir, "key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(key, 0o600)
+        st = self.start("-o", "key=" + key, "-o", "actuator=none")
+        self.assertEqual(st["mode"], "observe")
+        self.assertEqual(st["mode_reason"], "actuator=none")
+        self.assertEqual(self.stop()[0], 0)
+
+    def test_malformed_report_counted(self):
+        port = free_udp_port()
+        self.proc = subprocess.Popen(self.base("-o", "port=%d" % port), stderr=subprocess.PIPE,
+                                     text=True)
+        self.wait_for(lambda: os.path.exists(self.status), "status file")
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for _ in range(3):
+                s.sendto(b'{"wlanfair_report": 1, "seq": ', ("127.0.0.1", port))
+        def counted():
+            with open(self.status) as f:
+                return json.load(f)["reports"]["rejected"]["json"] == 3
+        self.wait_for(counted, "three malformed reports counted")
+        self.assertEqual(self.stop()[0], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
