@@ -93,6 +93,8 @@ def main():
                  jain_last20=round(jain([ln, lf]), 4))
     r['windowed_jain'] = [round(jain([mean(near[t - WIN:t]), mean(far[t - WIN:t])]), 4)
                           for t in range(WIN, n + 1)]
+    if r['windowed_jain']:
+        r['jain_best_window'] = max(r['windowed_jain'])
     for thr in (0.9, 0.95, 0.97):
         r[f't_converge_{int(thr * 100)}_s'] = converge(near, far, thr)
     for who, d in (('near', nd), ('far', fd)):
