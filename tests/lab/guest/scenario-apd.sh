@@ -92,8 +92,9 @@ fact apd_installed "$HAVE_APD"
 # The hosts run plain TCP here, as in the paper: no ackloss congestion
 # control and no scan guard on the stations (both would be the package's
 # other mechanisms at work, not the AP's).
+STOPPED_UNITS=()
 for u in wlanfair-tcp wlanfair-scand wlanfair-reportd; do
-    systemctl is-active -q $u.service && run 60 systemctl stop $u.service
+    systemctl is-active -q $u.service && run 60 systemctl stop $u.service && STOPPED_UNITS+=($u.service)
 done
 
 # ------------------------------------------------------------- topology ----
@@ -110,7 +111,11 @@ cleanup_net() {
     # the phys go back to the root namespace when theirs is deleted
     lsmod | grep -q '^mac80211_hwsim' && timeout 30 modprobe -r mac80211_hwsim
 }
-final_cleanup() { say "cleanup"; cleanup_net; }
+# (and the package's units as they were, for a scenario after this one)
+final_cleanup() {
+    say "cleanup"; cleanup_net
+    [ ${#STOPPED_UNITS[@]} = 0 ] || run 60 systemctl start "${STOPPED_UNITS[@]}"
+}
 
 say "Wi-Fi: mac80211_hwsim radios=3 $HWSIM_OPTS; netns $NS_AP $NS_NEAR $NS_FAR $NS_SRV"
 # Another scenario's AP (netns ap, lab-* units) goes first: this one needs
