@@ -9,6 +9,8 @@
 #include "wlanfair-error.h"
 #include "wlanfair-fairness.h"
 
+#define ACK_SHARE 0.10
+
 extern const WfApdControllerOps wf_apd_controller_share;
 extern const WfApdControllerOps wf_apd_controller_pi;
 
@@ -198,11 +200,13 @@ wf_apd_split_cap (const WfApdStation *s, WfApdDir dirs, double cap_bps,
         out->rate_up_bps = MAX (cap_bps, floor_bps);
       return;
     }
-  /* A direction carrying under 2 % of the station's traffic is its
-   * ACKs or noise: capping it would only starve the other one. */
-  if (x_down > 0.02 * total)
+  /* A direction carrying under 10 % of the station's traffic is its
+   * ACKs (66 to 78 bytes on the wire for every one or two 1514-byte
+   * segments: 2 to 5 %) or noise: capping it, at the floor at that,
+   * would only throttle the other one through its ACKs. */
+  if (x_down > ACK_SHARE * total)
     out->rate_down_bps = MAX (cap_bps * x_down / total, floor_bps);
-  if (x_up > 0.02 * total)
+  if (x_up > ACK_SHARE * total)
     out->rate_up_bps = MAX (cap_bps * x_up / total, floor_bps);
 }
 

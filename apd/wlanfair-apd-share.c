@@ -35,6 +35,7 @@
 #define MAX_DELAY_STEP_US 20000
 #define DEFAULT_RTT_S 0.02
 #define WINDOW_NO_COSTS 3         /* ... where no station's cost is known */
+#define PRESSING 0.80              /* x / cap above: the cap holds it */
 #define RAMP_GROWTH 1.10          /* used above this x the window's max: ramping */
 
 typedef struct {
@@ -159,6 +160,26 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   guint window = n_known ? WINDOW : WINDOW_NO_COSTS;
   double prev_max = window_max (p, window);
   gboolean ramping = used > RAMP_GROWTH * prev_max;
+
+  /* Every active station either held by a cap it presses against or
+   * satisfied: the caps, not the air, set what the cell used, so this
+   * round says nothing of the air's capacity. Recording it would let
+   * U_max, and with it every cap, ratchet down on noise (measured: two
+   * held downloads ending at 0.63 of what the cell carries). */
+  gboolean caps_bind = n_active >= 2;
+  guint n_held = 0;
+  for (guint i = 0; i < n && caps_bind; i++)
+    {
+      Sta *st = wf_apd_controller_sta (c, &stations[i]);
+      if (!active[i] || st->satisfied)
+        continue;
+      if (st->cap_bps > 0 && x[i] >= PRESSING * st->cap_bps)
+        n_held++;
+      else
+        caps_bind = FALSE;
+    }
+  if (caps_bind && n_held > 0)
+    used = MAX (used, prev_max);
   p->used[p->next] = used;
   p->next = (p->next + 1) % WINDOW;
   p->n_used = MIN (p->n_used + 1, WINDOW);

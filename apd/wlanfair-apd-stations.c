@@ -21,7 +21,14 @@ typedef struct {
   WfReportView *report;        /* the latest, NULL: none */
   gint64        report_at;
   gboolean      was_trusted;   /* for one log line per change */
+  /* The cross-check's averages: a report and the AP's counters cover
+   * seconds that do not line up, so one round's pair can differ by what
+   * a second carries; over a few rounds they must agree. */
+  gboolean      has_avg;
+  double        ap_down_avg, ap_up_avg, rep_down_avg, rep_up_avg;
 } Entry;
+
+#define AVG_WEIGHT 0.3   /* of the newest round: about 3 rounds' memory */
 
 struct _WfApdStations {
   const WfApdConfig *config;
@@ -278,14 +285,28 @@ wf_apd_stations_snapshot (WfApdStations *t, gint64 now_us, GArray *out)
       s->reporting = e->report && now_us - e->report_at <= (gint64) (c->report_stale_s * G_USEC_PER_SEC);
       s->trusted = FALSE;
       s->rep_down_bps = s->rep_up_bps = 0;
+      if (!s->reporting)
+        e->has_avg = FALSE;
       if (s->reporting && wf_report_view_goodput (e->report, &rx, &tx))
         {
           s->rep_down_bps = rx;
           s->rep_up_bps = tx;
+          if (!e->has_avg)
+            {
+              e->ap_down_avg = s->ap_down_bps;
+              e->ap_up_avg = s->ap_up_bps;
+              e->rep_down_avg = rx;
+              e->rep_up_avg = tx;
+              e->has_avg = TRUE;
+            }
+          e->ap_down_avg += AVG_WEIGHT * (s->ap_down_bps - e->ap_down_avg);
+          e->ap_up_avg += AVG_WEIGHT * (s->ap_up_bps - e->ap_up_avg);
+          e->rep_down_avg += AVG_WEIGHT * (rx - e->rep_down_avg);
+          e->rep_up_avg += AVG_WEIGHT * (tx - e->rep_up_avg);
           /* Goodput is payload: it can be below what the AP carried (headers,
            * UDP) but not above it. */
-          s->trusted = rx <= s->ap_down_bps * (1 + c->tolerance) + REPORT_SLACK_BPS &&
-                       tx <= s->ap_up_bps * (1 + c->tolerance) + REPORT_SLACK_BPS;
+          s->trusted = e->rep_down_avg <= e->ap_down_avg * (1 + c->tolerance) + REPORT_SLACK_BPS &&
+                       e->rep_up_avg <= e->ap_up_avg * (1 + c->tolerance) + REPORT_SLACK_BPS;
           if (!s->trusted)
             t->untrusted++;
           if (s->trusted != e->was_trusted)
@@ -297,15 +318,15 @@ wf_apd_stations_snapshot (WfApdStations *t, gint64 now_us, GArray *out)
           e->was_trusted = s->trusted;
           report_flows (e->report, c->control.idle_bps, s);
         }
-      if (s->trusted)
+      /* Control acts on the AP's own counters, read in this round: a
+       * report covers a second that does not line up with the round,
+       * and acting on it adds a round of delay to the loop (measured:
+       * the caps then swung every other round). A trusted report adds
+       * what only the host knows: RTT and whether it wants more. */
+      s->down_bps = s->ap_down_bps;
+      s->up_bps = s->ap_up_bps;
+      if (!s->trusted)
         {
-          s->down_bps = s->rep_down_bps;
-          s->up_bps = s->rep_up_bps;
-        }
-      else
-        {
-          s->down_bps = s->ap_down_bps;
-          s->up_bps = s->ap_up_bps;
           s->app_limited = FALSE;
           s->has_rtt = FALSE;
         }
