@@ -1,0 +1,508 @@
+#!/bin/bash
+# guest/scenario-apd.sh - wlanfair-apd, the access point's fairness
+# controller, on real mac80211 (mac80211_hwsim): the paper's experiment
+# (a near and a far host upload to a wired server through one AP), run
+# INSIDE the VM as lab-scenario-apd.service.
+#
+# Topology (all in this VM, one network namespace each):
+#   apd-near (wlan1) --+                                 (10.98.1.0/24)
+#                      +-- wlan0 [apd-ap] wired0 ====== eth0 [apd-srv]
+#   apd-far  (wlan2) --+   hostapd, routes, wlanfair-apd    iperf3 -s x2
+#   (10.98.0.0/24, open: CCMP in software under TCG costs more CPU than
+#   the two uploads; each station: wpa_supplicant + wlanfair-reportd)
+# Three hwsim radios (this scenario reloads mac80211_hwsim with radios=3
+# and removes it at the end, so a later scenario starts its own Wi-Fi).
+#
+# The far host.  hwsim models no airtime: every frame arrives, at the rate
+# the sender picked, after no time on air.  So the far host is stood for by
+# what hwsim does model and what a far host's TCP would see:
+#   - a lower signal as the AP hears it: hwsim reports the sender's
+#     transmit power - 50 dB, so the far station transmits at
+#     APD_FAR_TXPOWER dBm (near: 20 dBm) (the pi controller's first delay
+#     depends on the difference);
+#   - a longer path: APD_FAR_DELAY of netem on the server's ACKs to it
+#     (the retries and the slow rates of a far link, as TCP sees them);
+#   - one shared bottleneck, so that there is something to be unfair
+#     about: the AP's wired port is shaped to APD_BOTTLENECK (HTB, a short
+#     FIFO), well below what the emulated CPU carries, so the emulation's
+#     speed does not decide the result.
+# Uncontrolled, the short-RTT near host takes most of the bottleneck.
+#
+# Asserts (see README.md): the uncontrolled cell is unfair; pi + delay
+# reaches Jain >= 0.95; share (delay and rate) converges faster than pi;
+# wlanfair-apd's status shows both stations reporting and trusted; SIGTERM
+# and kill -9 + --restore leave the AP interface's qdiscs, ingress filters
+# and IFBs exactly as before; actuator=airtime is refused cleanly on hwsim
+# (no airtime fairness in its wiphy) and changes nothing.
+set -u
+. /mnt/host/lab/lib.sh
+lab_begin
+cd "$LAB_SHARE/lab" || exit 1
+
+APD=/usr/libexec/wlanfair/wlanfair-apd
+REPORTD=/usr/libexec/wlanfair/wlanfair-reportd
+W=/run/lab-apd                          # configs, key, status, state
+NS_AP=apd-ap NS_NEAR=apd-near NS_FAR=apd-far NS_SRV=apd-srv
+AP_WLAN_IP=10.98.0.1 NEAR_IP=10.98.0.11 FAR_IP=10.98.0.12
+AP_WIRED_IP=10.98.1.1 SRV_IP=10.98.1.2
+APD_SSID=wlanfair-apd
+# Knobs (WLANFAIR_LAB_GUEST_ENV="APD_FAR_DELAY=80ms ...").
+APD_BOTTLENECK=${APD_BOTTLENECK:-8mbit}
+APD_QUEUE=${APD_QUEUE:-20}               # packets of FIFO at the bottleneck (30 ms)
+APD_FAR_DELAY=${APD_FAR_DELAY:-60ms}
+APD_FAR_TXPOWER=${APD_FAR_TXPOWER:-0}    # dBm; the near station keeps 20
+APD_CC=${APD_CC:-cubic}
+T_FREE=${T_FREE:-30}                     # s of each phase's upload
+T_PI=${T_PI:-110}
+T_SHARE=${T_SHARE:-40}
+APD_PHASES=${APD_PHASES:-free pi share-delay share-rate}
+
+# (functions: not for '&' or 'timeout', where the process id or an
+# executable is needed: there 'ip netns exec', which execs, is spelled out)
+nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+ap() { nsx $NS_AP "$@"; }
+
+# -------------------------------------------------------------- install ----
+deb_install_ap() {
+    local dir=/var/tmp/lab-deb-ap rc
+    compgen -G "$LAB_SHARE/deb/wlanfair-ap_*.deb" >/dev/null || return 2
+    rm -rf $dir; mkdir -p $dir
+    cp "$LAB_SHARE"/deb/wlanfair-ap_*.deb $dir/ && chmod 644 $dir/*.deb || return 1
+    dpkg-deb -f $dir/wlanfair-ap_*.deb Package Version Depends
+    ( cd $dir && run 300 env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q -o Dpkg::Use-Pty=0 ./wlanfair-ap_*.deb ); rc=$?
+    [ "$(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair-ap 2>/dev/null)" = "ii " ] && [ $rc = 0 ]
+}
+if installed; then fact installed_by_scenario no; else
+    say "install wlanfair"; fact installed_by_scenario yes
+    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+fi
+say "install wlanfair-ap"
+deb_install_ap; rc=$?
+if [ $rc = 2 ]; then
+    fail ap-package-installed "no wlanfair-ap_*.deb next to the wlanfair .deb (the controlled phases cannot run)"
+elif [ $rc != 0 ]; then
+    fail ap-package-installed "apt-get install ./wlanfair-ap_*.deb failed (see log.txt)"
+else
+    pass ap-package-installed
+fi
+HAVE_APD=0; [ -x $APD ] && HAVE_APD=1
+fact apd_installed "$HAVE_APD"
+[ $HAVE_APD = 1 ] && fact apd_version "$($APD --version 2>&1 | head -1)"
+# The hosts run plain TCP here, as in the paper: no ackloss congestion
+# control and no scan guard on the stations (both would be the package's
+# other mechanisms at work, not the AP's).
+STOPPED_UNITS=()
+for u in wlanfair-tcp wlanfair-scand wlanfair-reportd; do
+    systemctl is-active -q $u.service && run 60 systemctl stop $u.service && STOPPED_UNITS+=($u.service)
+done
+
+# ------------------------------------------------------------- topology ----
+cleanup_net() {
+    local ns
+    for ns in $NS_AP $NS_NEAR $NS_FAR $NS_SRV; do
+        ip netns pids $ns 2>/dev/null | xargs -r kill 2>/dev/null
+    done
+    sleep 0.5
+    for ns in $NS_AP $NS_NEAR $NS_FAR $NS_SRV; do
+        ip netns pids $ns 2>/dev/null | xargs -r kill -9 2>/dev/null
+        ip netns del $ns 2>/dev/null
+    done
+    # the phys go back to the root namespace when theirs is deleted
+    lsmod | grep -q '^mac80211_hwsim' && timeout 30 modprobe -r mac80211_hwsim
+}
+# (and the package's units as they were, for a scenario after this one)
+final_cleanup() {
+    say "cleanup"; cleanup_net
+    [ ${#STOPPED_UNITS[@]} = 0 ] || run 60 systemctl start "${STOPPED_UNITS[@]}"
+}
+
+say "Wi-Fi: mac80211_hwsim radios=3 $HWSIM_OPTS; netns $NS_AP $NS_NEAR $NS_FAR $NS_SRV"
+# Another scenario's AP (netns ap, lab-* units) goes first: this one needs
+# three radios of its own.
+for u in lab-hostapd lab-dnsmasq lab-iperf3; do systemctl stop $u 2>/dev/null; done
+nmcli -t -f NAME connection show 2>/dev/null | grep -qx lab && nmcli connection delete lab >/dev/null
+ip netns del ap 2>/dev/null
+cleanup_net
+mkdir -p $W; rm -f $W/*
+run 30 modprobe mac80211_hwsim radios=3 $HWSIM_OPTS || { fail wifi-setup "modprobe mac80211_hwsim failed"; exit 1; }
+hwsim_ifaces() { local d; for d in /sys/class/net/*/phy80211; do d=${d%/phy80211}; echo "${d##*/}"; done | sort -V; }
+wait_until 10 eval '[ "$(hwsim_ifaces | wc -l)" -ge 3 ]'
+mapfile -t IFS3 < <(hwsim_ifaces)
+AP_IF=${IFS3[0]} NEAR_IF=${IFS3[1]} FAR_IF=${IFS3[2]}
+echo "radios: AP $AP_IF, near $NEAR_IF, far $FAR_IF"
+ls /sys/kernel/debug/ieee80211/*/hwsim/ 2>/dev/null | head -20
+fact hwsim_debugfs "$(ls /sys/kernel/debug/ieee80211/"$(cat /sys/class/net/$AP_IF/phy80211/name)"/hwsim/ 2>/dev/null | tr '\n' ' ')"
+fact ap_phy_airtime_fairness "$(iw phy "$(cat /sys/class/net/$AP_IF/phy80211/name)" info | grep -c AIRTIME_FAIRNESS)"
+trap 'final_cleanup; lab_end' EXIT
+for ns in $NS_AP $NS_NEAR $NS_FAR $NS_SRV; do ip netns add $ns; ip -n $ns link set lo up; done
+iw phy "$(cat /sys/class/net/$AP_IF/phy80211/name)" set netns name $NS_AP
+iw phy "$(cat /sys/class/net/$NEAR_IF/phy80211/name)" set netns name $NS_NEAR
+iw phy "$(cat /sys/class/net/$FAR_IF/phy80211/name)" set netns name $NS_FAR
+ip -n $NS_AP addr add $AP_WLAN_IP/24 dev $AP_IF
+ip -n $NS_NEAR addr add $NEAR_IP/24 dev $NEAR_IF
+ip -n $NS_FAR addr add $FAR_IP/24 dev $FAR_IF
+# the wired side: AP (router) <-> server
+ip link add wired0 netns $NS_AP type veth peer name eth0 netns $NS_SRV
+ip -n $NS_AP addr add $AP_WIRED_IP/24 dev wired0
+ip -n $NS_SRV addr add $SRV_IP/24 dev eth0
+ip -n $NS_AP link set wired0 up
+ip -n $NS_SRV link set eth0 up
+ip -n $NS_SRV route add default via $AP_WIRED_IP
+ap sysctl -qw net.ipv4.ip_forward=1
+
+cat > $W/hostapd.conf <<EOF
+interface=$AP_IF
+driver=nl80211
+ctrl_interface=$W/hostapd
+ssid=$APD_SSID
+country_code=US
+hw_mode=g
+channel=6
+ieee80211n=1
+wmm_enabled=1
+EOF
+ip netns exec $NS_AP hostapd -t $W/hostapd.conf > "$OUT/hostapd.log" 2>&1 &
+LAB_PIDS+=($!)
+ap_is_up() { ap iw dev $AP_IF info 2>/dev/null | grep -q "ssid $APD_SSID"; }
+wait_until 30 ap_is_up || { fail wifi-setup "hostapd did not start the AP: $(tail -5 "$OUT/hostapd.log" | tr '\n' ' ')"; exit 1; }
+
+start_sta() {   # NS IFACE NAME
+    cat > $W/wpa-$3.conf <<EOF
+ctrl_interface=$W/wpa-$3
+network={
+    ssid="$APD_SSID"
+    key_mgmt=NONE
+    scan_freq=2437
+}
+EOF
+    ip -n "$1" link set "$2" up
+    ip netns exec "$1" wpa_supplicant -t -D nl80211 -i "$2" -c $W/wpa-$3.conf > "$OUT/wpa-$3.log" 2>&1 &
+    LAB_PIDS+=($!)
+}
+sta_assoc() { nsx "$1" iw dev "$2" link 2>/dev/null | grep -q "SSID: $APD_SSID"; }
+start_sta $NS_NEAR "$NEAR_IF" near
+start_sta $NS_FAR "$FAR_IF" far
+if wait_until 60 sta_assoc $NS_NEAR "$NEAR_IF" && wait_until 30 sta_assoc $NS_FAR "$FAR_IF"; then
+    pass stations-associated
+else
+    fail stations-associated "near: $(tail -3 "$OUT/wpa-near.log" | tr '\n' ' '); far: $(tail -3 "$OUT/wpa-far.log" | tr '\n' ' ')"
+    exit 1
+fi
+ip -n $NS_NEAR route add default via $AP_WLAN_IP
+ip -n $NS_FAR route add default via $AP_WLAN_IP
+NEAR_MAC=$(nsx $NS_NEAR cat /sys/class/net/"$NEAR_IF"/address)
+FAR_MAC=$(nsx $NS_FAR cat /sys/class/net/"$FAR_IF"/address)
+fact near_mac "$NEAR_MAC"; fact far_mac "$FAR_MAC"
+
+# The far station: lower transmit power (hwsim: signal = sender's power - 50).
+nsx $NS_FAR iw dev "$FAR_IF" set txpower fixed $((APD_FAR_TXPOWER * 100))
+nsx $NS_NEAR iw dev "$NEAR_IF" set txpower fixed 2000
+# The shared bottleneck: the AP's wired port toward the server.
+ap tc qdisc add dev wired0 root handle 1: htb default 1
+# burst: ~30 ms at 8 Mbit/s, so that late timers under emulation (TCG)
+# do not leave the link idle
+ap tc class add dev wired0 parent 1: classid 1:1 htb rate "$APD_BOTTLENECK" ceil "$APD_BOTTLENECK" \
+    burst 30k cburst 30k
+ap tc qdisc add dev wired0 parent 1:1 handle 10: pfifo limit "$APD_QUEUE"
+# The far host's longer path: its ACKs leave the server late.
+nsx $NS_SRV tc qdisc add dev eth0 root handle 1: prio
+nsx $NS_SRV tc qdisc add dev eth0 parent 1:3 handle 30: netem delay "$APD_FAR_DELAY" limit 10000
+nsx $NS_SRV tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst $FAR_IP/32 flowid 1:3
+fact bottleneck "$APD_BOTTLENECK"; fact bottleneck_queue_pkts "$APD_QUEUE"
+fact far_extra_delay "$APD_FAR_DELAY"; fact far_txpower_dbm "$APD_FAR_TXPOWER"; fact cc "$APD_CC"
+
+# -J: the clients' --get-server-output is then the server's JSON
+ip netns exec $NS_SRV iperf3 -s -J -p 5201 > "$OUT/iperf3-s-5201.log" 2>&1 & LAB_PIDS+=($!)
+ip netns exec $NS_SRV iperf3 -s -J -p 5202 > "$OUT/iperf3-s-5202.log" 2>&1 & LAB_PIDS+=($!)
+
+ping_ok() { nsx "$1" ping -c 1 -W 2 $SRV_IP >/dev/null 2>&1; }
+if wait_until 15 ping_ok $NS_NEAR && wait_until 15 ping_ok $NS_FAR; then pass stations-reach-server
+else fail stations-reach-server "ping $SRV_IP from a station failed"; exit 1; fi
+for who in near far; do
+    ns=$NS_NEAR; [ $who = far ] && ns=$NS_FAR
+    fact "${who}_ping_ms" "$(nsx $ns ping -c 5 -i 0.2 -q $SRV_IP | awk -F/ '/^rtt/ {print $5}')"
+done
+say "the AP's view of the stations"
+ap iw dev $AP_IF station dump | tee "$OUT/station-dump-start.txt"
+sta_signal() { ap iw dev $AP_IF station get "$1" 2>/dev/null | awk '/signal:/ {print $2; exit}'; }
+fact near_signal_at_ap_dbm "$(sta_signal "$NEAR_MAC")"
+fact far_signal_at_ap_dbm "$(sta_signal "$FAR_MAC")"
+check far-signal-lower "near $(sta_signal "$NEAR_MAC") dBm, far $(sta_signal "$FAR_MAC") dBm at the AP" \
+    test "$(sta_signal "$FAR_MAC")" -lt "$(sta_signal "$NEAR_MAC")"
+
+# ------------------------------------------------------------ reporters ----
+# One key for all (mode 0600, root's); each station its own machine id:
+# the AP tells hosts apart by it.
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $W/report.key; chmod 600 $W/report.key
+start_reportd() {   # NS IFACE NAME
+    head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' > $W/machine-id-$3
+    ip netns exec "$1" $REPORTD -i "$2" --destination $AP_WLAN_IP:7455 --key $W/report.key \
+        --socket none --textfile-dir none --machine-id $W/machine-id-$3 \
+        > "$OUT/reportd-$3.log" 2>&1 &
+    LAB_PIDS+=($!)
+}
+start_reportd $NS_NEAR "$NEAR_IF" near
+start_reportd $NS_FAR "$FAR_IF" far
+
+# ---------------------------------------------------------- measurement ----
+# upload PHASE SECONDS: both stations upload to the server at once, one
+# TCP flow each; iperf3 JSON with the server's per-second intervals.
+# -l 16K: the server reads (and counts) in blocks of that size; iperf3's
+# default, 128 KiB, quantises a 2 Mbit/s second to 1.05 or 2.1 Mbit/s.
+upload() {
+    local p=$1 t=$2 pn pf pv
+    say "phase $p: both stations upload for $t s"
+    date +%s.%N > "$OUT/$p-t0"
+    ap tc -s qdisc show dev wired0 > "$OUT/$p-bottleneck-before.txt"
+    vmstat 1 $((t + 2)) > "$OUT/$p-vmstat.txt" 2>&1 & pv=$!
+    ip netns exec $NS_NEAR timeout $((t + 60)) iperf3 -c $SRV_IP -p 5201 -t "$t" -i 1 -l 16K -C "$APD_CC" -J \
+        --get-server-output > "$OUT/$p-near.json" 2>&1 & pn=$!
+    ip netns exec $NS_FAR timeout $((t + 60)) iperf3 -c $SRV_IP -p 5202 -t "$t" -i 1 -l 16K -C "$APD_CC" -J \
+        --get-server-output > "$OUT/$p-far.json" 2>&1 & pf=$!
+    wait $pn; wait $pf; kill $pv 2>/dev/null
+    ap tc -s qdisc show dev wired0 > "$OUT/$p-bottleneck-after.txt"
+    cat "$OUT/$p-bottleneck-after.txt"
+    fact "${p}_cpu_idle_pct" "$(awk 'NR > 3 && $15 ~ /^[0-9]+$/ {s += $15; n++} END {if (n) printf "%.0f", s / n}' "$OUT/$p-vmstat.txt")"
+    python3 apd-analyze.py "$p" "$OUT/$p-near.json" "$OUT/$p-far.json" > "$OUT/$p.json"
+    python3 - "$OUT/$p.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print('  s  near   far  jain')
+for i, (a, b, j) in enumerate(zip(r['near_mbps'], r['far_mbps'], r['jain_per_s'])):
+    print(f'{i + 1:3d} {a:5.2f} {b:5.2f} {j}')
+print({k: v for k, v in r.items() if not isinstance(v, list)})
+PY
+}
+pval() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/$1.json" "$2" 2>/dev/null; }
+# ge A B / lt A B: numeric comparisons that fail on "None"
+ge() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" "$1" "$2" 2>/dev/null; }
+lt() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$1" "$2" 2>/dev/null; }
+
+# The AP interface's traffic control, as it is before wlanfair-apd runs.
+tc_snapshot() {
+    ap tc -j qdisc show dev $AP_IF 2>&1; echo
+    ap tc -j filter show dev $AP_IF ingress 2>&1; echo
+    # (names only: 'ip -j link show type ifb' prints {} for each other link)
+    ap ip -o link show type ifb 2>&1 | cut -d: -f2; echo
+}
+TC_BEFORE=$(tc_snapshot)
+echo "$TC_BEFORE" > "$OUT/tc-before.txt"
+echo "$TC_BEFORE"
+tc_as_before() {   # NAME: the snapshot equals the one before; diff in the log
+    local now; now=$(tc_snapshot)
+    echo "$now" > "$OUT/tc-after-$1.txt"
+    [ "$now" = "$TC_BEFORE" ] && return 0
+    diff "$OUT/tc-before.txt" "$OUT/tc-after-$1.txt"
+    return 1
+}
+
+# --------------------------------------------------------- uncontrolled ----
+for p in $APD_PHASES; do [ "$p" = free ] && upload free "$T_FREE"; done
+if [ -s "$OUT/free.json" ]; then
+    for k in near_mean_mbps far_mean_mbps total_mean_mbps jain; do fact "free_$k" "$(pval free $k)"; done
+    check uncontrolled-unfair "Jain $(pval free jain) (near $(pval free near_mean_mbps), far $(pval free far_mean_mbps) Mbit/s); wanted < 0.9, near > far" \
+        eval 'lt "$(pval free jain)" 0.9 && lt "$(pval free far_mean_mbps)" "$(pval free near_mean_mbps)"'
+fi
+
+[ $HAVE_APD = 1 ] || exit 1
+
+# ----------------------------------------------------------- wlanfair-apd ----
+cat > $W/apd.conf <<EOF
+[apd]
+interface=$AP_IF
+key=$W/report.key
+status=$W/status.json
+state=$W/state
+textfile-dir=none
+EOF
+APD_PID=
+# start_apd PHASE KEY=VALUE...: wlanfair-apd from the package, in the AP's
+# namespace, with the scenario's configuration; its status file copied
+# once a second to PHASE-status.jsonl.
+start_apd() {
+    local p=$1 o=() kv; shift
+    for kv in "$@"; do o+=(-o "$kv"); done
+    rm -f $W/status.json
+    say "wlanfair-apd $* ($p)"
+    ip netns exec $NS_AP $APD -c $W/apd.conf "${o[@]}" > "$OUT/apd-$p.log" 2>&1 &
+    APD_PID=$!
+    if ! wait_until 20 test -s $W/status.json; then
+        echo "no status file after 20 s"; cat "$OUT/apd-$p.log"; return 1
+    fi
+    ( while kill -0 $APD_PID 2>/dev/null; do
+          { tr -d '\n' < $W/status.json; echo; } 2>/dev/null
+          sleep 1
+      done > "$OUT/$p-status.jsonl" ) &
+    LAB_PIDS+=($!)
+}
+# stop_apd PHASE [SIGNAL]: its exit status in APD_RC (124: still running
+# 20 s after the signal; then it is killed).
+stop_apd() {
+    local i
+    cp $W/status.json "$OUT/$1-status-last.json" 2>/dev/null
+    kill -"${2:-TERM}" $APD_PID
+    for ((i = 0; i < 40; i++)); do kill -0 $APD_PID 2>/dev/null || break; sleep 0.5; done
+    if kill -0 $APD_PID 2>/dev/null; then kill -9 $APD_PID; wait $APD_PID; APD_RC=124
+    else wait $APD_PID; APD_RC=$?; fi
+    echo "wlanfair-apd exit status $APD_RC"; tail -n 30 "$OUT/apd-$1.log"
+}
+# stations_trusted FILE: every station in the status file reports and is
+# trusted, and both of ours are there; the mode is control.
+stations_trusted() {
+    python3 - "$1" "$NEAR_MAC" "$FAR_MAC" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+st = {s['mac']: s for s in d.get('stations', [])}
+bad = [m for m in sys.argv[2:] if m not in st]
+bad += [f"{m}: reporting={s.get('reporting')} trusted={s.get('trusted')}" for m, s in st.items()
+        if not (s.get('reporting') and s.get('trusted'))]
+if d.get('mode') != 'control':
+    bad.append(f"mode {d.get('mode')}: {d.get('mode_reason')}")
+print('; '.join(bad) or 'ok')
+sys.exit(1 if bad else 0)
+PY
+}
+# controlled PHASE SECONDS KEY=VALUE...: one run of the experiment under
+# wlanfair-apd; ends with the daemon still running.
+controlled() {
+    local p=$1 t=$2; shift 2
+    start_apd "$p" "$@" || { fail "$p-apd-started" "no status file (see apd-$p.log)"; return 1; }
+    upload "$p" "$t"
+    for k in near_mean_mbps far_mean_mbps total_mean_mbps jain jain_last20 last20_near_mbps last20_far_mbps \
+             jain_best_window t_converge_90_s t_converge_95_s t_converge_97_s; do
+        fact "${p}_$k" "$(pval "$p" "$k")"
+    done
+}
+tconv() { local v; v=$(pval "$1" t_converge_97_s); [ "$v" = None ] && v=inf; echo "$v"; }
+has_phase() { [[ " $APD_PHASES " == *" $1 "* ]]; }
+
+# pi: the published method (delay only); its first 20 s period only
+# measures, each later one steps.  Stopped with SIGTERM.
+if has_phase pi && controlled pi "$T_PI" controller=pi actuator=delay; then
+    # Reached, not kept: with the published gains pi limit-cycles in this
+    # cell (measured: 26 -> 0 -> 77 -> 6 -> 106 ms, the proportional term
+    # takes most of the delay back in the period after the one it made
+    # fair), so where its last 20 s fall is chance; it is a fact only.
+    check pi-delay-converges "Jain (10 s windows) never >= 0.95 for 5 s in $T_PI s; last 20 s: $(pval pi jain_last20) (near $(pval pi last20_near_mbps), far $(pval pi last20_far_mbps) Mbit/s)" \
+        test "$(pval pi t_converge_95_s)" != None
+    stop_apd pi TERM
+    check pi-sigterm-exit-0 "exit status $APD_RC" test "$APD_RC" = 0
+    check pi-sigterm-restores-tc "the AP's qdiscs/ingress filters/IFBs differ from before (tc-after-pi.txt)" tc_as_before pi
+fi
+
+# share with the delay actuator; the status file is read at the end.
+if has_phase share-delay && controlled share-delay "$T_SHARE" controller=share actuator=delay; then
+    check status-stations-reporting-trusted "$(stations_trusted $W/status.json)" stations_trusted $W/status.json
+    check share-delay-converges "Jain of the last 20 s $(pval share-delay jain_last20), wanted >= 0.95" \
+        ge "$(pval share-delay jain_last20)" 0.95
+    has_phase pi && check share-delay-faster-than-pi \
+        "time to Jain >= 0.97 (10 s windows, held 5 s): share+delay $(tconv share-delay) s, pi $(tconv pi) s" \
+        lt "$(tconv share-delay)" "$(tconv pi)"
+    stop_apd share-delay TERM
+    check share-delay-sigterm-exit-0 "exit status $APD_RC" test "$APD_RC" = 0
+    check share-delay-sigterm-restores-tc "the AP's qdiscs/ingress filters/IFBs differ from before (tc-after-share-delay.txt)" \
+        tc_as_before share-delay
+fi
+
+# share with the rate actuator (HTB on an IFB for uploads); ends with
+# kill -9, then 'wlanfair-apd --restore' (what ExecStopPost= runs).
+if has_phase share-rate && controlled share-rate "$T_SHARE" controller=share actuator=rate; then
+    check share-rate-converges "Jain of the last 20 s $(pval share-rate jain_last20), wanted >= 0.95" \
+        ge "$(pval share-rate jain_last20)" 0.95
+    has_phase pi && check share-rate-faster-than-pi \
+        "time to Jain >= 0.97 (10 s windows, held 5 s): share+rate $(tconv share-rate) s, pi $(tconv pi) s" \
+        lt "$(tconv share-rate)" "$(tconv pi)"
+    check kill9-left-changes "before the kill the AP's tc is as before: the kill test would prove nothing" \
+        eval '! tc_as_before share-rate-running'
+    stop_apd share-rate KILL
+    check kill9-state-file-kept "no state file $W/state after kill -9" test -s $W/state
+    run 60 ip netns exec $NS_AP $APD -c $W/apd.conf --restore > "$OUT/restore.txt" 2>&1; rc=$?
+    cat "$OUT/restore.txt"
+    check kill9-restore-exit-0 "wlanfair-apd --restore exit status $rc: $(tr '\n' ' ' < "$OUT/restore.txt")" test $rc = 0
+    check kill9-restore-restores-tc "the AP's qdiscs/ingress filters/IFBs differ from before (tc-after-kill9-restore.txt)" \
+        tc_as_before kill9-restore
+    check kill9-restore-empties-state "state file left: $(head -c 300 $W/state 2>/dev/null)" test ! -s $W/state
+fi
+
+# airtime: hwsim's wiphy has no NL80211_EXT_FEATURE_AIRTIME_FAIRNESS: the
+# probe says so, --check and a start exit non-zero, nothing changes.
+say "actuator=airtime on hwsim"
+# (the 6.1 kernel reports a station's weight only where the driver has
+# airtime fairness: on hwsim none before and none after is what it can show)
+weights() { ap iw dev $AP_IF station dump | awk '/^Station/ {m = $2} /airtime weight/ {print m, $NF}'; }
+W_BEFORE=$(weights); echo "airtime weights before: ${W_BEFORE:-(iw shows none)}"
+fact airtime_weights_before "$(echo $W_BEFORE)"
+run 60 ip netns exec $NS_AP $APD -c $W/apd.conf -o actuator=airtime --check > "$OUT/airtime-check.txt" 2>&1; rc=$?
+cat "$OUT/airtime-check.txt"
+check airtime-check-refused "--check exit status $rc, wanted 1: $(tr '\n' ' ' < "$OUT/airtime-check.txt")" test $rc = 1
+check airtime-check-says-why "no 'actuator FAILED: airtime: ... no airtime fairness' line: $(grep actuator "$OUT/airtime-check.txt")" \
+    grep -q '^actuator .*FAILED: airtime: .*no airtime fairness' "$OUT/airtime-check.txt"
+rm -f $W/status.json
+run 60 ip netns exec $NS_AP $APD -c $W/apd.conf -o actuator=airtime > "$OUT/airtime-start.txt" 2>&1; rc=$?
+cat "$OUT/airtime-start.txt"
+check airtime-start-refused "start exit status $rc, wanted 1 at once: $(tr '\n' ' ' < "$OUT/airtime-start.txt")" test $rc = 1
+check airtime-start-says-why "$(tr '\n' ' ' < "$OUT/airtime-start.txt")" grep -q 'no airtime fairness' "$OUT/airtime-start.txt"
+check airtime-changes-no-tc "the AP's tc differs from before (tc-after-airtime.txt)" tc_as_before airtime
+check airtime-weights-unchanged "before: '$W_BEFORE', after: '$(weights)'" test "$(weights)" = "$W_BEFORE"
+check airtime-no-state "state file: $(head -c 300 $W/state 2>/dev/null)" test ! -s $W/state
+
+# ------------------------------------------------------------- figures ----
+python3 - "$OUT" $APD_PHASES > "$OUT/figures.json" <<'PY'
+import json, os, sys
+out, phases = sys.argv[1], sys.argv[2:]
+fig = {}
+def brief(d):
+    return {'time_us': d.get('time_us'), 'jain': d.get('round', {}).get('jain'),
+            'level_bps': d.get('round', {}).get('level_bps'),
+            'stations': {s['mac']: {k: s.get(k) for k in ('ap_up_bps', 'report_up_bps', 'share_bps',
+                                                           'setting', 'why', 'signal_dbm', 'trusted')}
+                         for s in d.get('stations', [])}}
+for p in phases:
+    try:
+        r = json.load(open(os.path.join(out, p + '.json')))
+    except (OSError, ValueError):
+        continue
+    st = []
+    try:
+        for line in open(os.path.join(out, p + '-status.jsonl')):
+            try:
+                st.append(brief(json.loads(line)))
+            except ValueError:
+                pass
+    except OSError:
+        pass
+    # the daemon's status nearest to the end of each second of the upload
+    try:
+        t0 = float(open(os.path.join(out, p + '-t0')).read())
+    except (OSError, ValueError):
+        t0 = None
+    al = []
+    for k in range(r['seconds']):
+        best = min(st, key=lambda x: abs(x['time_us'] / 1e6 - (t0 + k + 1))) if st and t0 else None
+        al.append(best if best and abs(best['time_us'] / 1e6 - (t0 + k + 1)) < 1.5 else None)
+    r['apd_status_per_s'] = al
+    fig[p] = r
+json.dump(fig, sys.stdout)
+PY
+echo "figures: $(wc -c < "$OUT/figures.json") bytes"
+# The delay each station had, run-length encoded over the seconds.
+for p in $APD_PHASES; do
+    [ "$p" = free ] && continue
+    fact "${p}_settings" "$(python3 - "$OUT/figures.json" "$p" "$NEAR_MAC" "$FAR_MAC" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1])).get(sys.argv[2], {})
+out = []
+for who, mac in (('near', sys.argv[3]), ('far', sys.argv[4])):
+    runs = []
+    for k, st in enumerate(f.get('apd_status_per_s', [])):
+        se = ((st or {}).get('stations', {}).get(mac) or {}).get('setting') or {}
+        v = (f"{se['delay_us'] / 1000:.0f}ms" if se.get('delay_us') else
+             f"{se['rate_up_bps'] / 1e6:.1f}M" if se.get('rate_up_bps') else '-')
+        if not runs or runs[-1][1] != v:
+            runs.append([k + 1, v])
+    out.append(who + ' ' + ' '.join(f'{t}s:{v}' for t, v in runs))
+print('; '.join(out))
+PY
+)"
+done
