@@ -183,6 +183,52 @@ test_ramp (void)
     }
 }
 
+/* tcp_info's app_limited is one sample: it reads true now and then for
+ * a flow pressed against its cap. A held station that says so at its
+ * cap stays held (the bench saw caps lifted for a round by it). */
+static void
+test_app_limited_at_cap (void)
+{
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+  WfApdStation st[2];
+  WfApdDecision dec[2];
+  WfApdRound round;
+
+  memset (st, 0, sizeof st);
+  for (guint i = 0; i < 2; i++)
+    {
+      st[i].mac[5] = (guint8) (i + 1);
+      wf_apd_format_mac (st[i].mac, st[i].mac_str);
+      st[i].weight = 1;
+      st[i].reporting = st[i].trusted = TRUE;
+      st[i].has_tx_bitrate = st[i].has_rx_bitrate = TRUE;
+      st[i].tx_bitrate_kbps = st[i].rx_bitrate_kbps = i == 0 ? 54000 : 13500;
+      st[i].cost_down_s_per_bit = st[i].cost_up_s_per_bit = 1.0 / (st[i].tx_bitrate_kbps * 1e3);
+    }
+  /* Uncontrolled: near 16, far 4 Mbit/s up; then near held at ~6.4. */
+  for (int r = 0; r < 6; r++)
+    {
+      double cap = r ? dec[0].setting.rate_up_bps : 0;
+      st[0].up_bps = st[0].ap_up_bps = cap > 0 ? MIN (16e6, 0.97 * cap) : 16e6;
+      st[1].up_bps = st[1].ap_up_bps = cap > 0 ? (20e6 - st[0].up_bps) / 4 : 4e6;
+      wf_apd_controller_step (c, st, 2, (gint64) r * G_USEC_PER_SEC, dec, &round);
+    }
+  g_assert_true (dec[0].setting.limited);
+  double held = dec[0].setting.rate_up_bps;
+  /* At its cap, it reports an app-limited sample. */
+  st[0].up_bps = st[0].ap_up_bps = 0.97 * held;
+  st[0].app_limited = TRUE;
+  wf_apd_controller_step (c, st, 2, 6 * G_USEC_PER_SEC, dec, &round);
+  g_assert_true (dec[0].setting.limited);
+  g_assert_false (dec[0].satisfied);
+  g_assert_cmpuint (round.n_counted, ==, 2);
+  /* Clearly below its share, it is believed. */
+  st[0].up_bps = st[0].ap_up_bps = 0.3 * held;
+  wf_apd_controller_step (c, st, 2, 7 * G_USEC_PER_SEC, dec, &round);
+  g_assert_true (dec[0].satisfied);
+  g_assert_false (dec[0].setting.limited);
+}
+
 /* The paper's case: equal costs, TCP gives the near host more (here 4:1).
  * The best throughput-fair total is the uncontrolled total. */
 static void
@@ -387,6 +433,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apd/controller/n-stations", test_n_stations);
   g_test_add_func ("/apd/controller/costs-unknown", test_costs_unknown);
   g_test_add_func ("/apd/controller/ramp", test_ramp);
+  g_test_add_func ("/apd/controller/app-limited-at-cap", test_app_limited_at_cap);
   g_test_add_func ("/apd/controller/tcp-unfair", test_tcp_unfair);
   g_test_add_func ("/apd/controller/tcp-unfair-delay", test_tcp_unfair_delay);
   g_test_add_func ("/apd/controller/join-leave", test_join_leave);
