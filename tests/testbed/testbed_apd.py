@@ -1,0 +1,475 @@
+"""wlanfair-apd in the emulated BSS (testbed.py): reporters, the daemon,
+scheduled iperf3 flows, and the figures of a run (root only).
+
+A `Cell` is one testbed (its own namespaces) with wlanfair-reportd in every
+station namespace (each its own machine id, so that they are distinct
+hosts, all signing with one key file) and, per run, wlanfair-apd in the AP
+namespace on br0's ports (stations-from=bridge-ports). `Cell.run()` starts
+the daemon with the given settings, launches the flows of a schedule (each
+`FlowSpec` one iperf3 pair from `start` to `end` seconds after the run's
+t0), polls the daemon's status file, stops everything and returns a `Run`:
+per station and second the receiver's goodput from iperf3's intervals
+(`goodput`) and the AP's view from the status file (`status_goodput`),
+plus every round the bench saw (`rounds`).
+
+The figures (pure functions, no root: `phase_figures`):
+
+- Jain per second: Jain's index of the 1-s goodputs of the stations active
+  in that second (those with a flow covering the whole phase).
+- Time to Jain >= target after an event e (the start or a join/leave) with
+  the next event at E: the smallest k in [e, E) such that the 1-s Jain of
+  every second k, k+1, ..., E-1 is >= target; the time is k - e (0: fair
+  from the first second after the event), None when even the last second
+  of the phase is below target. A single late dip therefore counts: this is
+  "stays fair from then on", not "first touches". The same on the Jain of
+  5-s moving means of the goodputs (`converge_5s_s`), which a single noisy
+  second does not break.
+- Steady state: the last `steady` seconds of the phase. Steady Jain is the
+  mean of the 1-s Jain over them (`jain_steady`); also Jain of the mean
+  goodputs (`jain_of_means`), the trade-off index F(X, C, alpha=1) of those
+  means with C = the testbed's configured capacity (computed by
+  `wlanfairctl fairness --capacity C --allow-over --json`, falling back to
+  the formula of src/metrics/wlanfair-fairness.c when no CLI is given), and
+  the total (sum of the means).
+- The throughput-fair bound of the phase: with a near station alone
+  carrying C_dir (measured per direction) and station i's frames costing
+  c_i near frames of airtime, equal throughput x for every active station
+  fills the airtime when sum_i x c_i / C_dir(i) = 1, so
+  bound = n / sum_i (c_i / C_dir(i)); with one direction that is
+  n C_near / sum c_i.
+"""
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path.insert(0, HERE)
+import testbed  # noqa: E402
+from testbed_results import read_intervals, rebin  # noqa: E402
+
+REPORT_PORT = 7455
+DEFAULT_KEY = b"wlanfair-testbed-apd-key-0123456789abcdef"
+
+
+def jain(xs: List[float]) -> float:
+    s, q = sum(xs), sum(x * x for x in xs)
+    return s * s / (len(xs) * q) if q > 0 else 1.0
+
+
+def tradeoff_formula(xs: List[float], capacity: float, alpha: float = 1.0) -> float:
+    """F(X, C, alpha) as src/metrics/wlanfair-fairness.c (over capacity allowed)."""
+    y = [x / capacity for x in xs]
+    s, q = sum(y), sum(v * v for v in y)
+    return min(s, 1.0) ** alpha / (len(y) * q - 2 * s + 2)
+
+
+def fairness_cli(ctl: Optional[str], xs: List[float], capacity: float) -> dict:
+    """{"jain", "tradeoff"} of throughputs xs (bit/s) with capacity C, from
+    `wlanfairctl fairness` when ctl is given, else the same formulas here."""
+    if not xs:
+        return {"jain": None, "tradeoff": None}
+    if ctl:
+        r = subprocess.run([ctl, "fairness", "--capacity", "%.6g" % capacity, "--allow-over",
+                            "--json"] + ["%.6g" % x for x in xs],
+                           capture_output=True, text=True, timeout=10)
+        if r.returncode == 0:
+            d = json.loads(r.stdout)
+            return {"jain": d["jain"], "tradeoff": d["tradeoff"], "source": "wlanfairctl"}
+    return {"jain": jain(xs), "tradeoff": tradeoff_formula(xs, capacity), "source": "formula"}
+
+
+@dataclass
+class FlowSpec:
+    station: int                # from 1
+    direction: str              # "up" | "down"
+    start: float                # s after t0
+    end: float                  # s after t0
+    parallel: int = 1
+
+
+@dataclass
+class Run:
+    seconds: int
+    flows: List[FlowSpec]
+    macs: List[str]
+    goodput: Dict[int, List[float]]          # station -> bit/s per second (iperf3)
+    status_goodput: Dict[int, List[Optional[float]]]  # station -> AP's bit/s per second
+    status_jain: List[Optional[float]]       # the daemon's round.jain per second
+    rounds: List[dict]                       # compact rounds: t (s after t0), mode, ...
+    settings: List[str]
+    apd_exit: Optional[int]
+    apd_log: str
+    errors: List[str] = field(default_factory=list)
+
+
+class Cell:
+    """One testbed with a reporter per station; runs of wlanfair-apd."""
+
+    def __init__(self, cfg: testbed.Config, apd: str, reportd: str, workdir: str,
+                 key: bytes = DEFAULT_KEY, log=print):
+        self.cfg, self.apd, self.reportd, self.log = cfg, apd, reportd, log
+        os.makedirs(workdir, exist_ok=True)
+        self.dir = tempfile.mkdtemp(prefix="cell-", dir=workdir)
+        self.key = os.path.join(self.dir, "report.key")
+        fd = os.open(self.key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, key + b"\n")
+        os.close(fd)
+        self.empty_conf = os.path.join(self.dir, "empty.conf")
+        open(self.empty_conf, "w").close()
+        self.status_path = os.path.join(self.dir, "status.json")
+        self.state_path = os.path.join(self.dir, "state")
+        self.tb = testbed.Testbed(cfg)
+        self.procs: List[subprocess.Popen] = []
+        self.reporters: List[subprocess.Popen] = []
+        self.macs: List[str] = []
+        self.nruns = 0
+
+    # --- life cycle ------------------------------------------------------------
+
+    def __enter__(self):
+        self.setup()
+        return self
+
+    def __exit__(self, *exc):
+        self.teardown()
+
+    def setup(self):
+        self.tb.setup()
+        self.macs = [self.tb._mac(ns, "wlan0") for ns in self.tb.sta]
+
+    def teardown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.procs = []
+        self.tb.teardown()
+
+    def spawn(self, ns: str, args: List[str], log: Optional[str] = None) -> subprocess.Popen:
+        out = open(log, "w") if log else subprocess.DEVNULL
+        env = {k: v for k, v in os.environ.items() if k != "CREDENTIALS_DIRECTORY"}
+        try:
+            p = subprocess.Popen(testbed.nsexec(ns, args), stdin=subprocess.DEVNULL,
+                                 stdout=out, stderr=subprocess.STDOUT if log else
+                                 subprocess.DEVNULL, env=env)
+        finally:
+            if log:
+                out.close()
+        self.procs.append(p)
+        return p
+
+    @staticmethod
+    def stop(p: subprocess.Popen, sig=signal.SIGTERM, timeout: float = 10) -> int:
+        if p.poll() is None:
+            p.send_signal(sig)
+            try:
+                p.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        return p.returncode
+
+    # --- reporters and the daemon ------------------------------------------------
+
+    def start_reporters(self, key: bool = True):
+        """wlanfair-reportd in every station namespace, each with its own
+        machine id, reporting every second to the AP's br0 address."""
+        self.reporters = []
+        for i, ns in enumerate(self.tb.sta, 1):
+            mid = os.path.join(self.dir, "machine-id-%d" % i)
+            with open(mid, "w") as f:
+                f.write("%032x\n" % (0x5b00 + i))
+            args = [self.reportd, "--config", self.empty_conf, "--machine-id", mid,
+                    "-i", "wlan0", "--destination", "%s:%d" % (testbed.AP_WLAN_IP, REPORT_PORT),
+                    "--socket", "none", "--textfile-dir", "none"]
+            if key:
+                args += ["--key", self.key]
+            self.reporters.append(self.spawn(ns, args, os.path.join(self.dir, "reportd-%d.log" % i)))
+
+    def stop_reporters(self):
+        for p in self.reporters:
+            self.stop(p)
+        self.reporters = []
+
+    def port_rates(self) -> str:
+        """port-rates= for the daemon: what nl80211 would give a real AP,
+        capacity for a near port, capacity / K for a far one."""
+        return ",".join("p%d=%d" % (i, round(self.cfg.capacity / self.cfg.far.get(i, 1.0)))
+                        for i in range(1, self.cfg.stations + 1))
+
+    def start_apd(self, settings: List[str], log: str, key: bool = True) -> subprocess.Popen:
+        try:
+            os.unlink(self.status_path)
+        except FileNotFoundError:
+            pass
+        args = [self.apd, "-c", self.empty_conf, "-o", "interface=br0",
+                "-o", "stations-from=bridge-ports", "-o", "status=" + self.status_path,
+                "-o", "state=" + self.state_path, "-o", "textfile-dir=none"]
+        if key:
+            args += ["-o", "key=" + self.key]
+        for s in settings:
+            args += ["-o", s]
+        return self.spawn(self.tb.ap, args, log)
+
+    def status(self) -> Optional[dict]:
+        try:
+            with open(self.status_path) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    # --- a run -------------------------------------------------------------------
+
+    def run(self, flows: List[FlowSpec], seconds: int, settings: List[str],
+            name: str, apd_lead: float = 1.0, poll_step: float = 0.2) -> Run:
+        """The daemon with `settings` (-o KEY=VALUE), then the flows of the
+        schedule over `seconds` from t0 (the daemon starts apd_lead s before
+        t0, once its status file exists); returns the Run."""
+        self.nruns += 1
+        rdir = os.path.join(self.dir, name)
+        os.makedirs(rdir, exist_ok=True)
+        apd_log = os.path.join(rdir, "apd.log")
+        apd = self.start_apd(settings, apd_log)
+        deadline = time.monotonic() + 10
+        while self.status() is None:
+            if apd.poll() is not None or time.monotonic() > deadline:
+                self.stop(apd)
+                with open(apd_log, errors="replace") as f:
+                    raise testbed.TestbedError("wlanfair-apd did not start (exit %s): %s"
+                                               % (apd.returncode, f.read()[-2000:]))
+            time.sleep(0.1)
+        time.sleep(apd_lead)
+
+        # One one-off iperf3 server per flow, all listening before t0.
+        specs = []
+        for n, f in enumerate(flows):
+            port = testbed.BASE_PORT + n
+            stem = os.path.join(rdir, "iperf-%d-sta%d-%s" % (n, f.station, f.direction))
+            srv = self.spawn(self.tb.srv, ["iperf3", "-s", "-1", "-B", testbed.SRV_IP,
+                                           "-p", str(port), "--json"], stem + ".server.json")
+            specs.append({"flow": f, "port": port, "stem": stem, "server": srv,
+                          "client": None, "launched": None})
+        testbed.wait_listening(self.tb, [s["port"] for s in specs])
+        t0 = time.monotonic()
+        wall0 = time.time()
+        rounds, last_round = [], None
+        pending = sorted(specs, key=lambda s: s["flow"].start)
+        end = t0 + seconds
+        try:
+            while True:
+                now = time.monotonic()
+                while pending and t0 + pending[0]["flow"].start <= now:
+                    s = pending.pop(0)
+                    f = s["flow"]
+                    # The last phase's flows get one more second: the run's
+                    # last bin is whole.
+                    dur = f.end - f.start + (1 if f.end >= seconds else 0)
+                    args = ["iperf3", "-c", testbed.SRV_IP, "-p", str(s["port"]),
+                            "-t", "%g" % dur, "-i", "1", "--json", "--connect-timeout", "5000"]
+                    if f.direction == "down":
+                        args.append("-R")
+                    if f.parallel > 1:
+                        args += ["-P", str(f.parallel)]
+                    s["launched"] = time.monotonic() - t0
+                    s["client"] = self.spawn(self.tb.sta[f.station - 1], args,
+                                             s["stem"] + ".client.json")
+                st = self.status()
+                if st and st.get("rounds") != last_round:
+                    last_round = st.get("rounds")
+                    rounds.append(compact_round(st, wall0, self.macs))
+                if apd.poll() is not None:
+                    raise testbed.TestbedError("wlanfair-apd exited %s during the run"
+                                               % apd.returncode)
+                if now >= end and not pending:
+                    break
+                time.sleep(min(poll_step, max(0.01, end - now)))
+            # Wait for the flows to end (they run at most 1 s past the end).
+            deadline = time.monotonic() + 15
+            for s in specs:
+                for p in (s["client"], s["server"]):
+                    if p is None:
+                        continue
+                    try:
+                        p.wait(max(0.1, deadline - time.monotonic()))
+                    except subprocess.TimeoutExpired:
+                        p.terminate()
+                        try:
+                            p.wait(3)
+                        except subprocess.TimeoutExpired:
+                            p.kill()
+                            p.wait()
+        finally:
+            for s in specs:
+                for p in (s["client"], s["server"]):
+                    if p is not None and p.poll() is None:
+                        p.kill()
+                        p.wait()
+            code = self.stop(apd)
+        time.sleep(1.0)      # let the restored qdiscs drain before the next run
+
+        goodput: Dict[int, List[float]] = {}
+        errors = []
+        for s in specs:
+            f = s["flow"]
+            recv = "server" if f.direction == "up" else "client"
+            ivs, err, _ = read_intervals(s["stem"] + ".%s.json" % recv)
+            if err:
+                errors.append("iperf3 %s of station %d at %g s: %s" % (recv, f.station, f.start, err))
+            bins = rebin(ivs, s["launched"], seconds) if s["launched"] is not None else [0.0] * seconds
+            acc = goodput.setdefault(f.station, [0.0] * seconds)
+            for k, b in enumerate(bins):
+                acc[k] += b * 8
+        dirs = {f.station: f.direction for f in flows}
+        sg, sj = status_series(rounds, seconds, dirs)
+        with open(apd_log, errors="replace") as f:
+            log_text = f.read()
+        with open(os.path.join(rdir, "rounds.json"), "w") as f:
+            json.dump(rounds, f)
+        return Run(seconds, flows, list(self.macs), goodput, sg, sj, rounds, settings, code,
+                   log_text, errors)
+
+
+def compact_round(st: dict, wall0: float, macs: List[str]) -> dict:
+    """What the bench keeps of one status file: the round's time (s after
+    t0, from time_us), mode, round figures and per station (by number) the
+    AP's goodput, share, setting and why."""
+    per = {}
+    for s in st.get("stations", []):
+        try:
+            i = macs.index(s["mac"]) + 1
+        except ValueError:
+            continue
+        per[i] = {"down": s.get("ap_down_bps"), "up": s.get("ap_up_bps"),
+                  "share": s.get("share_bps"), "counted": s.get("counted"),
+                  "reporting": s.get("reporting"), "trusted": s.get("trusted"),
+                  "setting": s.get("setting"), "why": s.get("why"),
+                  "report_down": s.get("report_down_bps"), "report_up": s.get("report_up_bps"),
+                  "app_limited": s.get("app_limited"), "satisfied": s.get("satisfied")}
+    r = st.get("round", {})
+    return {"t": st.get("time_us", 0) / 1e6 - wall0, "rounds": st.get("rounds"),
+            "mode": st.get("mode"), "mode_reason": st.get("mode_reason"),
+            "jain": r.get("jain"), "total": r.get("total_bps"), "bound": r.get("bound_bps"),
+            "capacity": r.get("capacity_bps"), "level": r.get("level_bps"),
+            "tradeoff": r.get("tradeoff"), "counted": r.get("counted"), "stations": per}
+
+
+def status_series(rounds: List[dict], seconds: int, dirs: Dict[int, str]):
+    """Per station the AP's goodput in its flow's direction per 1-s bin (a
+    round written at t measures the period before it: bin floor(t - 0.5)),
+    and round.jain per bin; None where no round fell."""
+    sg = {i: [None] * seconds for i in dirs}
+    sj: List[Optional[float]] = [None] * seconds
+    for r in rounds:
+        k = int(math.floor(r["t"] - 0.5))
+        if not 0 <= k < seconds:
+            continue
+        sj[k] = r["jain"]
+        for i, d in dirs.items():
+            st = r["stations"].get(i)
+            if st is not None and st.get(d) is not None:
+                sg[i][k] = st[d]
+    return sg, sj
+
+
+def phases_of(flows: List[FlowSpec], seconds: int):
+    """[(start, end, active stations)]: the schedule cut at every start and
+    end; a station is active in a phase when one of its flows covers it."""
+    cuts = sorted({0, seconds} | {int(f.start) for f in flows} | {int(f.end) for f in flows
+                                                                  if f.end < seconds})
+    out = []
+    for a, z in zip(cuts, cuts[1:]):
+        act = sorted({f.station for f in flows if f.start <= a and f.end >= z})
+        out.append((a, z, act))
+    return out
+
+
+def jain_per_second(goodput: Dict[int, List[float]], flows: List[FlowSpec], seconds: int,
+                    smooth: int = 1) -> List[Optional[float]]:
+    """Jain per second over the stations active in that second's phase;
+    smooth > 1: of the moving means of the last `smooth` seconds (within
+    the phase)."""
+    out: List[Optional[float]] = [None] * seconds
+    for a, z, act in phases_of(flows, seconds):
+        for k in range(a, z):
+            lo = max(a, k - smooth + 1)
+            xs = [sum(goodput[i][lo:k + 1]) / (k + 1 - lo) for i in act]
+            out[k] = jain(xs) if xs else None
+    return out
+
+
+def time_to(per_s: List[Optional[float]], a: int, z: int, target: float) -> Optional[int]:
+    """Smallest k - a, k in [a, z), with per_s[k..z-1] all >= target; None if none."""
+    best = None
+    for k in range(z - 1, a - 1, -1):
+        if per_s[k] is None or per_s[k] < target:
+            break
+        best = k - a
+    return best
+
+
+def phase_figures(run: Run, costs: Dict[int, float], c_near: Dict[str, float],
+                  capacity: float, steady: int, target: float = 0.97,
+                  ctl: Optional[str] = None) -> List[dict]:
+    """The figures of every phase of a run (see the module docstring)."""
+    per1 = jain_per_second(run.goodput, run.flows, run.seconds)
+    per5 = jain_per_second(run.goodput, run.flows, run.seconds, smooth=5)
+    dirs = {f.station: f.direction for f in run.flows}
+    out = []
+    for a, z, act in phases_of(run.flows, run.seconds):
+        lo = max(a, z - steady)
+        means = {i: sum(run.goodput[i][lo:z]) / (z - lo) for i in act}
+        xs = [means[i] for i in act]
+        fair = fairness_cli(ctl, xs, capacity)
+        inv = sum(costs.get(i, 1.0) / c_near[dirs[i]] for i in act)
+        bound = len(act) / inv if inv > 0 else None
+        total = sum(xs)
+        rounds = [r for r in run.rounds if lo <= r["t"] - 0.5 < z]
+        sj = [r["jain"] for r in rounds if r.get("jain") is not None]
+        last = rounds[-1] if rounds else None
+        sg = {i: [v for v in run.status_goodput[i][lo:z] if v is not None] for i in act}
+        out.append({
+            "start_s": a, "end_s": z, "stations": act,
+            "converge_s": time_to(per1, a, z, target),
+            "converge_5s_s": time_to(per5, a, z, target),
+            "jain_steady": (sum(per1[lo:z]) / (z - lo)),
+            "jain_of_means": fair["jain"], "tradeoff": fair["tradeoff"],
+            "fairness_source": fair.get("source"),
+            "total_bps": total, "bound_bps": bound,
+            "total_of_bound": total / bound if bound else None,
+            "station_bps": {str(i): means[i] for i in act},
+            "status": {
+                "jain_mean": sum(sj) / len(sj) if sj else None,
+                "station_bps": {str(i): (sum(v) / len(v) if v else None) for i, v in sg.items()},
+                "modes": sorted({r["mode"] for r in rounds}),
+                "limited": sorted({i for r in rounds for i, s in r["stations"].items()
+                                   if (s.get("setting") or {}).get("limited")}),
+                "last_round": last,
+            },
+        })
+    return out
+
+
+def netem_available() -> bool:
+    """Whether sch_netem can be used (a throw-away namespace's lo)."""
+    ns = "wfnetem%d" % os.getpid()
+    if testbed.sh(["ip", "netns", "add", ns], check=False).returncode != 0:
+        return False
+    try:
+        r = testbed.sh(["tc", "-n", ns, "qdisc", "add", "dev", "lo", "root", "netem",
+                        "delay", "1ms"], check=False)
+        return r.returncode == 0
+    finally:
+        testbed.sh(["ip", "netns", "del", ns], check=False)
+
+
+def which_or(path: str, name: str) -> Optional[str]:
+    return path if path and os.access(path, os.X_OK) else shutil.which(name)
