@@ -25,6 +25,18 @@
  * of moving all of it to the other station: moving all of it, as a
  * literal "delay on the faster host" does, flips the two stations every
  * period in a simulated cell (tests/test-apd-controller.c).
+ * The paper leaves F(0) open.  Taking the uncontrolled period's F makes
+ * the first step's proportional term charge D(0)'s own gain against it
+ * (the velocity form's kick on a step it did not make): in the lab, D(0)
+ * = 26 ms lifted F from 70 to 84 % and the kick, 3 x -14, took it all
+ * back.  So the first PI step has no proportional term: the PI starts
+ * from the cell as D(0) left it.
+ * Stability: with a static cell (F = F0 + g D, D in ms, F in %) and one
+ * period of lag, the velocity form has a pole near -Kp g, so the
+ * published Kp = 3 limit-cycles where one millisecond moves F by more
+ * than a third of a point (g ~ 0.5 in a cell with 16 ms of RTT) and holds
+ * where D is in the hundreds of milliseconds, as D(0) says it was in the
+ * paper's cells.  docs/ap-controller.md, "The pi baseline".
  * Delay only: that is the method. */
 #include "config.h"
 
@@ -161,11 +173,14 @@ pi_step (WfApdController *c, const WfApdStation *stations, guint n,
           if (near_i < n)
             st[near_i]->delay_ms = initial_delay_ms (near, far);
           p->started = TRUE;
-          p->last_f = f;
+          /* F(0) is the first F under D(0), not the uncontrolled F: see
+           * the head comment (the P kick). */
+          p->last_f = -1;
         }
       else
         {
-          double step = prm->pi_kp * (p->last_f - f) +
+          double prev_f = p->last_f < 0 ? f : p->last_f;
+          double step = prm->pi_kp * (prev_f - f) +
                         prm->pi_ki * (100.0 * prm->target_jain - f);
           for (guint i = 0; i < n; i++)
             {

@@ -409,6 +409,43 @@ test_pi (void)
   g_assert_cmpfloat (wf_apd_plant_jain (plant), >=, 0.97);
 }
 
+/* Where D(0) already made the cell fair, the first PI step keeps it: no
+ * proportional kick from the uncontrolled period's F (the lab's 26 ms
+ * taken back to 0), only the integral's small move toward F_target. */
+static void
+test_pi_keeps_a_fair_d0 (void)
+{
+  g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_PULL, 11);
+  /* pulls 3:1 with 20 ms of RTT: fair at 40 ms on the near one, D(0)
+   * 36 ms: the near one stays the faster, where the kick would land */
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 3.0);
+  wf_apd_plant_add_pull (plant, 30 * MBIT, WF_APD_DIR_UP, INFINITY, 1.0);
+  wf_apd_plant_set_signal (plant, 0, -45);
+  wf_apd_plant_set_signal (plant, 1, -61);
+  wf_apd_plant_settle (plant);
+  g_autoptr(WfApdController) c = controller ("pi", WF_ACTUATOR_KNOB_DELAY, WF_APD_DIR_BOTH);
+  WfApdDecision dec[2];
+  WfApdRound round;
+  double d0 = 9.0 * pow (45.0 / 88.0, 2) * exp (0.17 * 16);
+  double d = 0;
+
+  for (int r = 0; r <= 100; r++)
+    {
+      wf_apd_controller_step (c, wf_apd_plant_measure (plant), 2,
+                              (gint64) r * G_USEC_PER_SEC, dec, &round);
+      wf_apd_plant_apply (plant, dec);
+      d = dec[0].setting.delay_us / 1000.0;
+      if (r == 20)
+        g_assert_cmpfloat (fabs (d - d0), <, 0.01);
+      if (r >= 30)
+        g_assert_cmpfloat (wf_apd_plant_jain (plant), >=, 0.97);
+      /* the first PI step: Ki (F_target - F) alone, F <= 100 % */
+      if (r == 40)
+        g_assert_cmpfloat (fabs (d - d0), <=, 0.8 * 3 + 0.01);
+    }
+  g_test_message ("D(0) %.1f ms, after 4 PI steps %.1f ms (fair at 40)", d0, d);
+}
+
 static void
 test_choices (void)
 {
@@ -442,6 +479,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apd/controller/step-change", test_step_change);
   g_test_add_func ("/apd/controller/weights", test_weights);
   g_test_add_func ("/apd/controller/pi", test_pi);
+  g_test_add_func ("/apd/controller/pi-keeps-a-fair-d0", test_pi_keeps_a_fair_d0);
   g_test_add_func ("/apd/controller/choices", test_choices);
   return g_test_run ();
 }
