@@ -58,8 +58,8 @@ gboolean      wf_flows_iface_goodput (WfFlows *flows,
 /* Every flow's growth per sample (bytes, retransmissions) added up per
  * interface, the flows per interface and their RTTs (borrowed). Sockets
  * open at the first sample count from then on; a socket opened later
- * counts from its start; what a socket carried after the last sample
- * that saw it is lost when it closes. */
+ * counts from its start; what a socket carries after the last sample
+ * before its program closed it is lost (once orphaned, its inode is 0). */
 WfTcpTotals  *wf_flows_get_totals (WfFlows *flows);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfFlows, wf_flows_free)
