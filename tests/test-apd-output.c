@@ -246,8 +246,9 @@ promtool_check (const char *text)
   cmd = g_strdup_printf ("sh -c '%s check metrics < %s'", promtool, path);
   g_assert_true (g_spawn_command_line_sync (cmd, &out, &err, &status, &error));
   g_unlink (path);
-  if (!g_spawn_check_wait_status (status, NULL))
+  if (!g_spawn_check_wait_status (status, NULL) || *out || *err)
     g_error ("promtool check metrics: %s%s", out, err);
+  g_test_message ("%s check metrics: no finding", promtool);
 }
 
 static void

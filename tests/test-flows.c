@@ -191,6 +191,73 @@ test_top_n (void)
   g_assert_false (top[0].has_goodput);
 }
 
+/* The per-interface totals: counters that keep what closed flows carried,
+ * sockets open at the first sample counted from then on, sockets opened
+ * later from their start, retransmissions, the flow gauge. */
+static void
+test_totals (void)
+{
+  Routes r = { 0 };
+  g_autoptr(WfFlows) f = wf_flows_new (1, route, &r);
+  WfTcpTotals *t = wf_flows_get_totals (f);
+  WfSockdiagTcp a[3] = { sock (1, "198.51.100.1:1", 5000000, 7000000),
+                         sock (2, "198.51.100.2:1", 0, 0),
+                         sock (3, "203.0.113.3:1", 0, 0) };
+  const WfTcpTotalsIface *i;
+
+  a[0].info.total_retrans = 40;
+  a[0].info.rtt_us = 20000;
+  /* First sample: what flow 1 carried before the reporter ran is not
+   * counted, it is a flow and an RTT observation. */
+  sample (f, 1 * SEC, a, 1);
+  i = wf_tcptotals_get (t, 3);
+  g_assert_nonnull (i);
+  g_assert_cmpuint (i->flows, ==, 1);
+  g_assert_cmpuint (i->acked_bytes + i->received_bytes + i->retrans_segments, ==, 0);
+  g_assert_cmpuint (i->rtt_count, ==, 1);
+  g_assert_cmpuint (i->rtt_le[4], ==, 1);  /* <= 25 ms */
+  g_assert_cmpuint (i->rtt_le[3], ==, 0);  /* not <= 10 ms */
+
+  /* Flow 1 grows; flow 2 opened since (counted from 0); flow 3 leaves
+   * through interface 4; a TIME-WAIT socket (no tcp_info) is no flow. */
+  a[0].info.bytes_acked += 1000;
+  a[0].info.bytes_received += 2000;
+  a[0].info.total_retrans = 43;
+  a[1].info.bytes_acked = 300;
+  a[1].info.total_retrans = 1;
+  a[2].info.bytes_received = 4000;
+  {
+    WfSockdiagTcp all[4] = { a[0], a[1], a[2], sock (9, "198.51.100.9:1", 0, 0) };
+
+    all[3].have_info = FALSE;
+    all[3].state = 6;
+    sample (f, 2 * SEC, all, 4);
+  }
+  i = wf_tcptotals_get (t, 3);
+  g_assert_cmpuint (i->flows, ==, 2);
+  g_assert_cmpuint (i->acked_bytes, ==, 1300);
+  g_assert_cmpuint (i->received_bytes, ==, 2000);
+  g_assert_cmpuint (i->retrans_segments, ==, 4);
+  /* Flow 2 has no RTT sample yet (0): not observed. */
+  g_assert_cmpuint (i->rtt_count, ==, 2);
+  g_assert_cmpuint (wf_tcptotals_get (t, 4)->received_bytes, ==, 4000);
+  /* Only the top flow was kept (top_n 1): the totals have them all. */
+  g_assert_cmpuint (wf_flows_total (f), ==, 4);
+
+  /* Flows 1 and 3 closed: the counters keep what they carried, the gauge
+   * drops. Flow 2 under a reused inode (its counter went back). */
+  a[1].info.bytes_acked = 100;
+  a[1].info.total_retrans = 0;
+  sample (f, 3 * SEC, &a[1], 1);
+  i = wf_tcptotals_get (t, 3);
+  g_assert_cmpuint (i->flows, ==, 1);
+  g_assert_cmpuint (i->acked_bytes, ==, 1400);
+  g_assert_cmpuint (i->received_bytes, ==, 2000);
+  g_assert_cmpuint (i->retrans_segments, ==, 4);
+  g_assert_cmpuint (wf_tcptotals_get (t, 4)->flows, ==, 0);
+  g_assert_cmpuint (wf_tcptotals_get (t, 4)->received_bytes, ==, 4000);
+}
+
 /* The real kernel: a TCP connection over loopback is seen through
  * sock_diag (no privilege needed) with its bytes, and routed via lo. */
 static int
@@ -273,6 +340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reporter/flows/goodput", test_goodput);
   g_test_add_func ("/reporter/flows/new-closed-reset-bound", test_new_closed_reset_bound);
   g_test_add_func ("/reporter/flows/top-n", test_top_n);
+  g_test_add_func ("/reporter/flows/totals", test_totals);
   g_test_add_func ("/reporter/flows/sockdiag", test_sockdiag_loopback);
   return g_test_run ();
 }

@@ -7,8 +7,11 @@
 
 #include <string.h>
 
+#include "wlanfair-tcptotals.h"
+
 typedef struct {
   guint64 acked, received;
+  guint32 retrans;     /* total_retrans */
   guint32 seen;        /* sample generation that last saw it */
   guint32 route_gen;   /* route generation of `ifindex` */
   int     ifindex;
@@ -24,6 +27,7 @@ struct _WfFlows {
   gpointer         route_data;
   GHashTable      *entries;   /* inode (guint64 *) → Entry, inline key */
   GHashTable      *sums;      /* ifindex → Sum */
+  WfTcpTotals     *totals;    /* per ifindex, since the first sample */
   WfFlow          *top;       /* top_n, sorted by goodput, highest first */
   guint            n_top;
   guint            total;
@@ -49,6 +53,7 @@ wf_flows_new (guint top_n, WfFlowsRouteFunc route, gpointer route_data)
   f->route_data = route_data;
   f->entries = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   f->sums = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  f->totals = wf_tcptotals_new ();
   f->top = g_new0 (WfFlow, MAX (top_n, 1));
   f->route_gen = 1;
   return f;
@@ -61,6 +66,7 @@ wf_flows_free (WfFlows *f)
     return;
   g_hash_table_unref (f->entries);
   g_hash_table_unref (f->sums);
+  wf_tcptotals_free (f->totals);
   g_free (f->top);
   g_free (f);
 }
@@ -81,6 +87,7 @@ wf_flows_begin (WfFlows *f, gint64 now_us)
   f->total = 0;
   f->n_top = 0;
   g_hash_table_remove_all (f->sums);
+  wf_tcptotals_begin (f->totals);
 }
 
 static double
@@ -129,6 +136,7 @@ wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
   WfFlow flow;
   Slot *slot = NULL;
   gboolean fresh = FALSE;
+  guint64 d_acked = 0, d_received = 0, d_retrans = 0;
 
   f->total++;
   if (sock->inode != 0)
@@ -156,25 +164,35 @@ wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
                       : (sock->ifindex ? (int) sock->ifindex
                                        : (f->route ? f->route (sock, f->route_data) : 0));
 
+  /* A socket absent from the previous dump was opened since: all its
+   * bytes fall within this interval. On the very first sample there
+   * is no interval at all: the sockets open then count from now on. */
   if (slot && sock->have_info && sock->info.have_rates)
     {
-      /* A socket absent from the previous dump was opened since: all its
-       * bytes fall within this interval. On the very first sample there
-       * is no interval at all. */
       if (f->seconds > 0)
         {
-          guint64 prev_acked = fresh ? 0 : slot->e.acked;
-          guint64 prev_received = fresh ? 0 : slot->e.received;
-
+          d_acked = delta (fresh ? 0 : slot->e.acked, sock->info.bytes_acked);
+          d_received = delta (fresh ? 0 : slot->e.received, sock->info.bytes_received);
           flow.has_goodput = TRUE;
-          flow.goodput_tx_bps = delta (prev_acked, sock->info.bytes_acked) * 8.0 / f->seconds;
-          flow.goodput_rx_bps = delta (prev_received, sock->info.bytes_received) * 8.0 / f->seconds;
+          flow.goodput_tx_bps = d_acked * 8.0 / f->seconds;
+          flow.goodput_rx_bps = d_received * 8.0 / f->seconds;
         }
       slot->e.acked = sock->info.bytes_acked;
       slot->e.received = sock->info.bytes_received;
     }
+  if (slot && sock->have_info)
+    {
+      if (f->seconds > 0)
+        d_retrans = delta (fresh ? 0 : slot->e.retrans, sock->info.total_retrans);
+      slot->e.retrans = sock->info.total_retrans;
+    }
   if (slot)
     slot->e.seen = f->gen;
+  /* Full sockets only: TIME-WAIT and request sockets have no tcp_info and
+   * are no flow an interface carries. */
+  if (sock->have_info && flow.ifindex > 0)
+    wf_tcptotals_observe (f->totals, flow.ifindex, d_received, d_acked, d_retrans,
+                          sock->info.rtt_us);
 
   if (flow.has_goodput && flow.ifindex > 0)
     {
@@ -252,4 +270,10 @@ wf_flows_iface_goodput (WfFlows *f, int ifindex, double *tx_bps, double *rx_bps)
   *tx_bps = sum ? sum->tx : 0;
   *rx_bps = sum ? sum->rx : 0;
   return TRUE;
+}
+
+WfTcpTotals *
+wf_flows_get_totals (WfFlows *f)
+{
+  return f->totals;
 }

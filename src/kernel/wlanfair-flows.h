@@ -4,6 +4,7 @@
 #include <glib.h>
 
 #include "wlanfair-sockdiag.h"
+#include "wlanfair-tcptotals.h"
 
 G_BEGIN_DECLS
 
@@ -53,6 +54,13 @@ gboolean      wf_flows_iface_goodput (WfFlows *flows,
                                       int      ifindex,
                                       double  *tx_bps,
                                       double  *rx_bps);
+
+/* Every flow's growth per sample (bytes, retransmissions) added up per
+ * interface, the flows per interface and their RTTs (borrowed). Sockets
+ * open at the first sample count from then on; a socket opened later
+ * counts from its start; what a socket carries after the last sample
+ * before its program closed it is lost (once orphaned, its inode is 0). */
+WfTcpTotals  *wf_flows_get_totals (WfFlows *flows);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfFlows, wf_flows_free)
 

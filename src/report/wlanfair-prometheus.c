@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Prometheus text exposition (format 0.0.4) of a report body for
- * node_exporter's textfile collector. Station metrics use the wifi
- * collector's names (node_wifi_*), so dashboards built for it work; what
- * it lacks is wlanfair_*. Interface byte counters are left to its netdev
- * collector (same names would clash); we add the rates and goodput. */
+ * node_exporter's textfile collector, by Prometheus' conventions (what
+ * `promtool check metrics` lints): whatever accumulates is a counter in
+ * base units named _total, so rate() works at any scrape interval and
+ * nothing is lost between scrapes; gauges are states only; labels have
+ * bounded values (interfaces, directions, kinds: never a flow's address).
+ * Station metrics keep the wifi collector's names (node_wifi_*) except its
+ * PHY rates in bits, which promtool refuses; what it lacks is wlanfair_*.
+ * Interface counters repeat the netdev collector's under wlanfair_* so
+ * that rules need nothing but this file. */
 #include "wlanfair-prometheus.h"
 
 #include <errno.h>
@@ -28,33 +33,34 @@ typedef struct {
   GHashTable *index;     /* name → Family */
 } Out;
 
+/* The families, in the file's order; docs: man/wlanfair-reportd.8. */
 static const struct { const char *name, *type, *help; } metrics[] = {
   { "node_wifi_station_info", "gauge", "Labeled WiFi interface station information as provided by the operating system." },
   { "node_wifi_interface_frequency_hertz", "gauge", "The current frequency a WiFi interface is operating at, in hertz." },
   { "node_wifi_station_signal_dbm", "gauge", "The current WiFi signal strength, in decibel-milliwatts (dBm)." },
-  { "node_wifi_station_transmit_bitrate_bits_per_second", "gauge", "The current WiFi transmit bitrate of a station, in bits per second." },
-  { "node_wifi_station_receive_bitrate_bits_per_second", "gauge", "The current WiFi receive bitrate of a station, in bits per second." },
   { "node_wifi_station_transmit_retries_total", "counter", "The total number of times a station has had to retry while sending a packet." },
   { "node_wifi_station_transmit_failed_total", "counter", "The total number of times a station has failed to send a packet." },
   { "node_wifi_station_beacon_loss_total", "counter", "The total number of times a station has detected a beacon loss." },
   { "wlanfair_wifi_station_signal_average_dbm", "gauge", "Average signal of the BSS as the driver smooths it, dBm." },
+  { "wlanfair_wifi_station_phy_rate_bytes_per_second", "gauge", "PHY rate of the last transmitted/received frame, bytes per second (bit rate / 8)." },
   { "wlanfair_wifi_station_mcs", "gauge", "MCS index of the last transmitted/received frame (HT, VHT, HE, EHT)." },
   { "wlanfair_wifi_station_spatial_streams", "gauge", "Spatial streams (NSS) of the last transmitted/received frame." },
   { "wlanfair_wifi_station_channel_width_hertz", "gauge", "Channel width of the last transmitted/received frame, in hertz." },
   { "wlanfair_wifi_station_guard_interval_seconds", "gauge", "Guard interval of the last transmitted/received frame, in seconds." },
   { "wlanfair_interface_up", "gauge", "1 when the interface is up with a carrier." },
-  { "wlanfair_interface_bits_per_second", "gauge", "Interface throughput over the last period (rtnetlink counters), bits per second." },
-  { "wlanfair_interface_packets_per_second", "gauge", "Interface packet rate over the last period, packets per second." },
-  { "wlanfair_interface_goodput_bits_per_second", "gauge", "Sum of TCP goodput (bytes acked / received) of the flows routed through the interface." },
+  { "wlanfair_interface_receive_bytes_total", "counter", "Bytes received on the interface (rtnetlink link counters)." },
+  { "wlanfair_interface_transmit_bytes_total", "counter", "Bytes transmitted on the interface (rtnetlink link counters)." },
+  { "wlanfair_interface_receive_packets_total", "counter", "Packets received on the interface (rtnetlink link counters)." },
+  { "wlanfair_interface_transmit_packets_total", "counter", "Packets transmitted on the interface (rtnetlink link counters)." },
+  { "wlanfair_tcp_flows", "gauge", "TCP connections routed through the interface in the last sample." },
+  { "wlanfair_tcp_goodput_bytes_total", "counter", "TCP payload bytes received / acknowledged by the peer, over every flow routed through the interface, since the reporter started." },
+  { "wlanfair_tcp_retransmitted_segments_total", "counter", "TCP segments retransmitted by the flows routed through the interface, since the reporter started." },
+  { "wlanfair_tcp_rtt_seconds", "histogram", "Smoothed RTT of the TCP flows routed through the interface: each flow observed once per sample." },
   { "wlanfair_scans_total", "counter", "nl80211 scans seen on the interface, by kind." },
   { "wlanfair_scan_duration_seconds_total", "counter", "Time spent scanning, in seconds." },
   { "wlanfair_scans_aborted_total", "counter", "nl80211 scans aborted on the interface." },
   { "wlanfair_scan_in_progress", "gauge", "1 while a scan runs." },
-  { "wlanfair_tcp_flows", "gauge", "TCP sockets seen through sock_diag (not listening)." },
-  { "wlanfair_flow_goodput_bits_per_second", "gauge", "Goodput of one of the top TCP flows, bits per second." },
-  { "wlanfair_flow_rtt_seconds", "gauge", "Smoothed RTT of one of the top TCP flows, seconds." },
-  { "wlanfair_flow_cwnd_segments", "gauge", "Congestion window of one of the top TCP flows, segments." },
-  { "wlanfair_flow_retransmits_total", "counter", "Retransmitted segments of one of the top TCP flows." },
+  { "wlanfair_host_tcp_flows", "gauge", "TCP sockets of the host in any state but listening, on every interface (sock_diag)." },
   { "wlanfair_ackloss_events_total", "counter", "Counters of the ACK-loss congestion controls (wlanfair-tcpd), by event." },
   { "wlanfair_report_timestamp_seconds", "gauge", "When this report was sampled, unix seconds." },
 };
@@ -78,33 +84,49 @@ append_label (GString *s, const char *name, const char *value)
   g_string_append_c (s, '"');
 }
 
+/* Whole numbers (counters) exactly; others with 15 digits, so that
+ * 2500 us reads 0.0025 and not 0.0025000000000000001. */
 static void
-emit (Out *out, const char *name, const char *labels, double value)
+append_number (GString *s, double value)
 {
-  Family *f = g_hash_table_lookup (out->index, name);
   char num[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (value == floor (value) && fabs (value) < 9.2e18)
+    g_string_append_printf (s, "%" G_GINT64_FORMAT, (gint64) value);
+  else
+    g_string_append (s, g_ascii_formatd (num, sizeof num, "%.15g", value));
+}
+
+/* One sample of `family`; `suffix` names a histogram's _bucket, _sum and
+ * _count samples (NULL for the others). */
+static void
+emit_sample (Out *out, const char *family, const char *suffix, const char *labels, double value)
+{
+  Family *f = g_hash_table_lookup (out->index, family);
 
   if (f == NULL)
     {
       f = g_new0 (Family, 1);
-      f->name = name;
+      f->name = family;
       f->samples = g_string_new (NULL);
       g_ptr_array_add (out->families, f);
-      g_hash_table_insert (out->index, (gpointer) name, f);
+      g_hash_table_insert (out->index, (gpointer) family, f);
     }
-  g_string_append (f->samples, name);
+  g_string_append (f->samples, family);
+  if (suffix)
+    g_string_append (f->samples, suffix);
   if (labels && *labels)
     g_string_append_printf (f->samples, "{%s}", labels);
-  /* Whole numbers (counters) exactly; others with 15 digits, so that
-   * 2500 us reads 0.0025 and not 0.0025000000000000001. */
-  if (value == floor (value) && fabs (value) < 9.2e18)
-    g_string_append_printf (f->samples, " %" G_GINT64_FORMAT "\n", (gint64) value);
-  else
-    g_string_append_printf (f->samples, " %s\n", g_ascii_formatd (num, sizeof num, "%.15g", value));
+  g_string_append_c (f->samples, ' ');
+  append_number (f->samples, value);
+  g_string_append_c (f->samples, '\n');
 }
 
-
-
+static void
+emit (Out *out, const char *name, const char *labels, double value)
+{
+  emit_sample (out, name, NULL, labels, value);
+}
 
 /* name="value" with one more label pair. */
 static char *
@@ -124,6 +146,22 @@ emit_if (Out *out, JsonObject *o, const char *key, const char *metric,
 
   if (wf_json_number (o, key, &v))
     emit (out, metric, labels, v * scale);
+}
+
+static gboolean
+array_number (JsonArray *a, guint i, double *v)
+{
+  JsonNode *n = json_array_get_element (a, i);
+
+  if (!JSON_NODE_HOLDS_VALUE (n))
+    return FALSE;
+  if (json_node_get_value_type (n) == G_TYPE_INT64)
+    *v = (double) json_node_get_int (n);
+  else if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
+    *v = json_node_get_double (n);
+  else
+    return FALSE;
+  return TRUE;
 }
 
 static void
@@ -158,9 +196,8 @@ station (Out *out, const char *dev, JsonObject *sta)
         continue;
       l = labels2 (d->str, "direction", dirs[i]);
       lm = labels2 (l, "mode", json_object_get_string_member_with_default (r, "mode", "legacy"));
-      emit_if (out, r, "bitrate_kbps", i == 0 ? "node_wifi_station_transmit_bitrate_bits_per_second"
-                                              : "node_wifi_station_receive_bitrate_bits_per_second",
-               d->str, 1000);
+      /* kbit/s to bytes/s: the base unit (promtool refuses "bits"). */
+      emit_if (out, r, "bitrate_kbps", "wlanfair_wifi_station_phy_rate_bytes_per_second", l, 1000 / 8.0);
       emit_if (out, r, "mcs", "wlanfair_wifi_station_mcs", lm, 1);
       emit_if (out, r, "nss", "wlanfair_wifi_station_spatial_streams", l, 1);
       emit_if (out, r, "width_mhz", "wlanfair_wifi_station_channel_width_hertz", l, 1e6);
@@ -170,25 +207,84 @@ station (Out *out, const char *dev, JsonObject *sta)
     }
 }
 
+/* The histogram as the sampler writes it: cumulative counts per upper
+ * bound in µs, +Inf being the count. Left out whole if inconsistent, since
+ * a partial histogram would mislead histogram_quantile(). */
+static void
+rtt_histogram (Out *out, const char *dev_labels, JsonObject *rtt)
+{
+  static const char family[] = "wlanfair_tcp_rtt_seconds";
+  JsonArray *le = wf_json_array (rtt, "le_us");
+  JsonArray *counts = wf_json_array (rtt, "counts");
+  double count, sum, bound, n, prev_bound = -1, prev_n = 0;
+  guint len;
+
+  if (le == NULL || counts == NULL || !wf_json_number (rtt, "count", &count) ||
+      !wf_json_number (rtt, "sum_us", &sum))
+    return;
+  len = json_array_get_length (le);
+  if (len != json_array_get_length (counts))
+    return;
+  for (guint b = 0; b < len; b++)
+    {
+      if (!array_number (le, b, &bound) || !array_number (counts, b, &n) || bound <= prev_bound ||
+          n < prev_n || n > count)
+        return;
+      prev_bound = bound;
+      prev_n = n;
+    }
+  for (guint b = 0; b < len; b++)
+    {
+      g_autoptr(GString) l = g_string_new (dev_labels);
+      g_autoptr(GString) v = g_string_new (NULL);
+
+      array_number (le, b, &bound);
+      array_number (counts, b, &n);
+      append_number (v, bound * 1e-6);
+      append_label (l, "le", v->str);
+      emit_sample (out, family, "_bucket", l->str, n);
+    }
+  {
+    g_autofree char *inf = labels2 (dev_labels, "le", "+Inf");
+
+    emit_sample (out, family, "_bucket", inf, count);
+  }
+  emit_sample (out, family, "_sum", dev_labels, sum * 1e-6);
+  emit_sample (out, family, "_count", dev_labels, count);
+}
+
+/* The daemon's running TCP totals of the interface (local members). */
+static void
+tcp_totals (Out *out, const char *d, JsonObject *t)
+{
+  g_autofree char *rx = labels2 (d, "direction", "receive");
+  g_autofree char *tx = labels2 (d, "direction", "transmit");
+
+  emit_if (out, t, "flows", "wlanfair_tcp_flows", d, 1);
+  emit_if (out, t, "received_bytes", "wlanfair_tcp_goodput_bytes_total", rx, 1);
+  emit_if (out, t, "acked_bytes", "wlanfair_tcp_goodput_bytes_total", tx, 1);
+  emit_if (out, t, "retrans_segments", "wlanfair_tcp_retransmitted_segments_total", d, 1);
+  if (wf_json_object (t, "rtt"))
+    rtt_histogram (out, d, wf_json_object (t, "rtt"));
+}
+
 static void
 iface (Out *out, JsonObject *i)
 {
   const char *dev = json_object_get_string_member_with_default (i, "name", "");
   g_autoptr(GString) d = g_string_new (NULL);
-  g_autofree char *rx = NULL, *tx = NULL;
   JsonObject *scans;
 
   append_label (d, "device", dev);
-  rx = labels2 (d->str, "direction", "receive");
-  tx = labels2 (d->str, "direction", "transmit");
   emit (out, "wlanfair_interface_up", d->str,
         json_object_get_boolean_member_with_default (i, "up", FALSE));
-  emit_if (out, i, "rx_bps", "wlanfair_interface_bits_per_second", rx, 1);
-  emit_if (out, i, "tx_bps", "wlanfair_interface_bits_per_second", tx, 1);
-  emit_if (out, i, "rx_pps", "wlanfair_interface_packets_per_second", rx, 1);
-  emit_if (out, i, "tx_pps", "wlanfair_interface_packets_per_second", tx, 1);
-  emit_if (out, i, "goodput_rx_bps", "wlanfair_interface_goodput_bits_per_second", rx, 1);
-  emit_if (out, i, "goodput_tx_bps", "wlanfair_interface_goodput_bits_per_second", tx, 1);
+  /* The cumulative counters, not the report's per-period rates. */
+  emit_if (out, i, "rx_bytes", "wlanfair_interface_receive_bytes_total", d->str, 1);
+  emit_if (out, i, "tx_bytes", "wlanfair_interface_transmit_bytes_total", d->str, 1);
+  emit_if (out, i, "rx_packets", "wlanfair_interface_receive_packets_total", d->str, 1);
+  emit_if (out, i, "tx_packets", "wlanfair_interface_transmit_packets_total", d->str, 1);
+  if (wf_json_object (i, "tcp_totals"))
+    tcp_totals (out, d->str, wf_json_object (i, "tcp_totals"));
   if (wf_json_object (i, "station"))
     station (out, dev, wf_json_object (i, "station"));
   /* Counters need the running totals; the per-report "scans" has the
@@ -214,24 +310,6 @@ iface (Out *out, JsonObject *i)
 }
 
 static void
-flow (Out *out, JsonObject *f)
-{
-  g_autoptr(GString) l = g_string_new (NULL);
-  g_autofree char *rx = NULL, *tx = NULL;
-
-  append_label (l, "src", json_object_get_string_member_with_default (f, "src", ""));
-  append_label (l, "dst", json_object_get_string_member_with_default (f, "dst", ""));
-  append_label (l, "device", json_object_get_string_member_with_default (f, "iface", ""));
-  rx = labels2 (l->str, "direction", "receive");
-  tx = labels2 (l->str, "direction", "transmit");
-  emit_if (out, f, "goodput_rx_bps", "wlanfair_flow_goodput_bits_per_second", rx, 1);
-  emit_if (out, f, "goodput_tx_bps", "wlanfair_flow_goodput_bits_per_second", tx, 1);
-  emit_if (out, f, "rtt_us", "wlanfair_flow_rtt_seconds", l->str, 1e-6);
-  emit_if (out, f, "cwnd", "wlanfair_flow_cwnd_segments", l->str, 1);
-  emit_if (out, f, "total_retrans", "wlanfair_flow_retransmits_total", l->str, 1);
-}
-
-static void
 family_free (gpointer p)
 {
   Family *f = p;
@@ -253,12 +331,11 @@ wf_prometheus_render (JsonObject *body, gint64 time_us)
     for (guint i = 0; i < json_array_get_length (a); i++)
       if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (a, i)))
         iface (&out, json_array_get_object_element (a, i));
+  /* Per-flow detail ("flows") stays in the reports, status and top: a
+   * flow's addresses as labels would make new series with every
+   * connection. */
   if (wf_json_number (body, "flows_total", &v))
-    emit (&out, "wlanfair_tcp_flows", "", v);
-  if ((a = wf_json_array (body, "flows")))
-    for (guint i = 0; i < json_array_get_length (a); i++)
-      if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (a, i)))
-        flow (&out, json_array_get_object_element (a, i));
+    emit (&out, "wlanfair_host_tcp_flows", "", v);
   if ((ackloss = wf_json_object (body, "ackloss")))
     {
       g_autoptr(GList) ccs = json_object_get_members (ackloss);

@@ -12,6 +12,7 @@
 #include "wlanfair-linkstats.h"
 #include "wlanfair-nl80211.h"
 #include "wlanfair-tcpstatus.h"
+#include "wlanfair-tcptotals.h"
 
 /* How often to ask again for nl80211 when the kernel had none. */
 #define NL80211_RETRY_US (60 * G_USEC_PER_SEC)
@@ -39,6 +40,7 @@ struct _WfSampler {
   GHashTable      *missing;    /* configured names not present, logged */
   GArray          *ifindexes;  /* last sample's, Wi-Fi first */
   GArray          *names;      /* WfLinkStats of every link, for flows */
+  gboolean         flows_ok;   /* this sample's sock_diag dump was whole */
   guint32          gen;
 };
 
@@ -261,6 +263,7 @@ scans_json (WfSampler *s, JsonObject *o, int ifindex)
 void
 wf_sampler_strip_local (JsonObject *body)
 {
+  static const char * const local[] = { "scans_total", "tcp_totals" };
   JsonNode *ifs = json_object_get_member (body, "interfaces");
 
   if (ifs == NULL || !JSON_NODE_HOLDS_ARRAY (ifs))
@@ -269,9 +272,42 @@ wf_sampler_strip_local (JsonObject *body)
     {
       JsonNode *n = json_array_get_element (json_node_get_array (ifs), i);
 
-      if (JSON_NODE_HOLDS_OBJECT (n) && json_object_has_member (json_node_get_object (n), "scans_total"))
-        json_object_remove_member (json_node_get_object (n), "scans_total");
+      for (guint k = 0; k < G_N_ELEMENTS (local); k++)
+        if (JSON_NODE_HOLDS_OBJECT (n) && json_object_has_member (json_node_get_object (n), local[k]))
+          json_object_remove_member (json_node_get_object (n), local[k]);
     }
+}
+
+/* "tcp_totals": the interface's TCP counters since the daemon started,
+ * for Prometheus and the local channel only (not sent: a receiver has
+ * the per-period goodput, and a datagram has no room for a histogram).
+ * An interface no flow has used yet has zeros, which are measured. */
+static JsonObject *
+tcp_totals_json (WfSampler *s, int ifindex)
+{
+  static const WfTcpTotalsIface none;
+  const WfTcpTotalsIface *t = wf_tcptotals_get (wf_flows_get_totals (s->flows), ifindex);
+  JsonObject *o = json_object_new ();
+  JsonObject *rtt = json_object_new ();
+  JsonArray *le = json_array_new ();
+  JsonArray *counts = json_array_new ();
+
+  t = t ? t : &none;
+  json_object_set_int_member (o, "flows", t->flows);
+  json_object_set_int_member (o, "received_bytes", (gint64) t->received_bytes);
+  json_object_set_int_member (o, "acked_bytes", (gint64) t->acked_bytes);
+  json_object_set_int_member (o, "retrans_segments", (gint64) t->retrans_segments);
+  for (guint b = 0; b < WF_TCPTOTALS_RTT_BUCKETS; b++)
+    {
+      json_array_add_int_element (le, wf_tcptotals_rtt_bounds_us[b]);
+      json_array_add_int_element (counts, (gint64) t->rtt_le[b]);
+    }
+  json_object_set_array_member (rtt, "le_us", le);
+  json_object_set_array_member (rtt, "counts", counts);
+  json_object_set_int_member (rtt, "count", (gint64) t->rtt_count);
+  json_object_set_int_member (rtt, "sum_us", (gint64) t->rtt_sum_us);
+  json_object_set_object_member (o, "rtt", rtt);
+  return o;
 }
 
 static JsonObject *
@@ -311,6 +347,8 @@ iface_json (WfSampler *s, const WfLinkStats *st, const WfWifiLink *wifi, gint64 
     json_object_set_object_member (o, "station", station_json (wifi));
   if (wifi && s->scans)
     scans_json (s, o, st->ifindex);
+  if (s->flows_ok)
+    json_object_set_object_member (o, "tcp_totals", tcp_totals_json (s, st->ifindex));
   return o;
 }
 
@@ -460,6 +498,18 @@ check_missing (WfSampler *s)
     }
 }
 
+/* TCP totals of interfaces that are gone: a later interface may get the
+ * same ifindex, and it starts from zero. */
+static void
+retain_totals (WfSampler *s)
+{
+  g_autoptr(GArray) present = g_array_sized_new (FALSE, FALSE, sizeof (int), s->names->len);
+
+  for (guint i = 0; i < s->names->len; i++)
+    g_array_append_val (present, g_array_index (s->names, WfLinkStats, i).ifindex);
+  wf_tcptotals_retain (wf_flows_get_totals (s->flows), present);
+}
+
 /* ---- one sample ------------------------------------------------------- */
 
 JsonObject *
@@ -488,7 +538,8 @@ wf_sampler_sample (WfSampler *s)
    * varying time, more so under emulation): the interface rates and the
    * goodput then cover the same interval. The flows carry the goodput
    * sums of the interfaces; their own time stamp, taken at their dump. */
-  if (!wf_flows_sample (s->flows, g_get_monotonic_time (), &error))
+  s->flows_ok = wf_flows_sample (s->flows, g_get_monotonic_time (), &error);
+  if (!s->flows_ok)
     {
       say (s, G_LOG_LEVEL_WARNING, "sockdiag", "TCP flows unavailable: %s", error->message);
       g_clear_error (&error);
@@ -545,6 +596,7 @@ wf_sampler_sample (WfSampler *s)
       json_object_set_array_member (body, "interfaces", ifaces);
       g_hash_table_foreach_remove (s->prev, forget, s);
       check_missing (s);
+      retain_totals (s);
     }
 
   tcp = wf_tcpstatus_load (s->config.tcp_status);

@@ -38,8 +38,9 @@ void        wf_sampler_free (WfSampler *sampler);
  * goodput appear from the second call on. */
 JsonObject *wf_sampler_sample (WfSampler *sampler);
 
-/* Removes what only Prometheus and the local channel use ("scans_total")
- * before the body is sealed into a datagram. */
+/* Removes what only Prometheus and the local channel use ("scans_total",
+ * "tcp_totals" of each interface) before the body is sealed into a
+ * datagram. */
 void        wf_sampler_strip_local (JsonObject *body);
 
 /* One entry of "flows": what tcp_info gives (absent members where the
