@@ -10,6 +10,7 @@
 #include "wlanfair-nl80211-scan.h"
 #include "wlanfair-scan-guard.h"
 #include "wlanfair-scan-link.h"
+#include "wlanfair-scan-metrics.h"
 #include "wlanfair-scan-nm.h"
 #include "wlanfair-scan-policy.h"
 #include "wlanfair-scan-service.h"
@@ -21,6 +22,9 @@ G_BEGIN_DECLS
 #define N_RECENT 16
 #define RETRY_US (5 * G_USEC_PER_SEC)
 #define PUBLISH_RATES_US G_USEC_PER_SEC
+/* The textfile: at once on a change, else this often (the seconds-held
+ * counter grows while holding). */
+#define TEXTFILE_US (10 * G_USEC_PER_SEC)
 
 typedef struct {
   gint64      real_us;
@@ -68,6 +72,8 @@ typedef struct {
   const char        *pub_reason;
   gint64             since_real_us;
   gint64             rates_published_us;
+  /* Metrics: holding = suppressing. */
+  WfScanHold         hold;
 } WfScanDevice;
 
 struct _WfScanGuard {
@@ -81,6 +87,13 @@ struct _WfScanGuard {
   GHashTable      *devices;   /* WfWpasIface * -> WfScanDevice * */
   guint            tick;
   WfScanLink      *link;
+  /* node_exporter textfile; NULL: none. */
+  char            *textfile_dir;
+  gboolean         textfile_default;  /* used only while it exists */
+  gboolean         textfile_dirty;
+  gboolean         textfile_failing;
+  gboolean         textfile_missing_logged;
+  gint64           textfile_written_us;
 };
 
 static inline gboolean
@@ -115,5 +128,12 @@ void     wf_scan_device_follow_network    (WfScanDevice *d);
 gboolean wf_scan_device_restore_entries   (GDBusConnection *bus,
                                            WfScanState     *state,
                                            const char      *wpas_owner);
+
+/* wlanfair-scan-textfile.c */
+void     wf_scan_guard_textfile_init      (WfScanGuard        *guard,
+                                           const WfScanConfig *config);
+void     wf_scan_guard_textfile_update    (WfScanGuard *guard,
+                                           gint64       now_us);
+void     wf_scan_guard_textfile_remove    (WfScanGuard *guard);
 
 G_END_DECLS

@@ -194,6 +194,8 @@ decide (WfScanDevice *d, gboolean event)
     publish (d, changed);
   else if (now - d->rates_published_us >= PUBLISH_RATES_US)
     publish_rates (d, now);
+  if (wf_scan_hold_update (&d->hold, d->suppressing, now, g_get_real_time ()))
+    d->guard->textfile_dirty = TRUE;
 }
 
 static void
@@ -234,6 +236,8 @@ update_profile (WfScanDevice *d)
     g_message ("%s: profile \"%s\": mode %s, policy %s, start %g packets/s, idle %g packets/s for %g s",
                d->ifname, id ? id : "(none)", wf_scan_mode_names[cfg.mode],
                wf_scan_policy_names[cfg.policy], cfg.start_pps, cfg.idle_pps, cfg.idle_holdoff_s);
+  if (cfg.mode != d->cfg.mode || cfg.policy != d->cfg.policy)
+    d->guard->textfile_dirty = TRUE;   /* wlanfair_scan_guard_info */
   g_free (d->connection);
   d->connection = g_steal_pointer (&id);
   d->cfg = cfg;
@@ -398,6 +402,7 @@ on_iface_added (WfWpasIface *iface, gpointer user_data)
   wf_traffic_detector_init (&d->traffic);
   wf_scan_policy_init (&d->policy);
   d->cfg = g->global;
+  g->textfile_dirty = TRUE;
   wf_wpas_iface_set_data (iface, d);
   g_hash_table_insert (g->devices, iface, d);
   if (!wf_scan_service_device_add (g->service, d->path, &error))
@@ -425,6 +430,7 @@ on_iface_removed (WfWpasIface *iface, gpointer user_data)
   wf_scan_service_device_remove (g->service, d->path);
   g_hash_table_remove (g->devices, iface);
   device_free (d);
+  g->textfile_dirty = TRUE;
 }
 
 static void
@@ -607,6 +613,7 @@ on_tick (gpointer user_data)
       sample (v, now);
       decide (v, FALSE);
     }
+  wf_scan_guard_textfile_update (g, now);
   return G_SOURCE_CONTINUE;
 }
 
@@ -617,6 +624,7 @@ on_holds_changed (guint n_holds, gpointer user_data)
   GHashTableIter it;
   gpointer v;
 
+  g->textfile_dirty = TRUE;   /* wlanfair_scan_guard_dbus_holds */
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     evaluate (v);
@@ -656,6 +664,7 @@ wf_scan_guard_new (GDBusConnection *bus, const WfScanConfig *config,
   g->bus = g_object_ref (bus);
   g->global = *config;
   g->devices = g_hash_table_new (NULL, NULL);
+  wf_scan_guard_textfile_init (g, config);
   g->link = wf_scan_link_new (error);
   if (!g->link)
     goto fail;
@@ -697,6 +706,8 @@ wf_scan_guard_shutdown (WfScanGuard *g)
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     wf_scan_device_restore (v, "the daemon is stopping");
+  /* A stopped guard holds nothing: its last figures would look current. */
+  wf_scan_guard_textfile_remove (g);
 }
 
 void
@@ -724,6 +735,7 @@ wf_scan_guard_free (WfScanGuard *g)
   wf_scan_state_free (g->state);
   g_hash_table_destroy (g->devices);
   wf_scan_link_free (g->link);
+  g_free (g->textfile_dir);
   g_object_unref (g->bus);
   g_free (g);
 }

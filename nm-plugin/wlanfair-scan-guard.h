@@ -31,4 +31,8 @@ gboolean     wf_scan_guard_restore_state (GDBusConnection *bus,
                                           const char      *state_dir,
                                           GError         **error);
 
+/* Removes the textfile `config` names (at stop, and after a crash with
+ * --restore: no hold survives either, so its figures would mislead). */
+void         wf_scan_guard_remove_textfile (const WfScanConfig *config);
+
 G_END_DECLS

@@ -13,6 +13,7 @@
 #include "wlanfair-scan-config.h"
 #include "wlanfair-scan-guard.h"
 #include "wlanfair-scan-service.h"
+#include "wlanfair-textfile.h"
 
 #define EXIT_USAGE 2
 #define DEFAULT_CONFIG SYSCONFDIR "/wlanfair/scan.conf"
@@ -87,12 +88,15 @@ main (int argc, char **argv)
   g_autofree char *state_dir = NULL;
   g_autofree char *bus_address = NULL;
   g_autofree char *sample = NULL;
+  g_autofree char *textfile_dir = NULL;
   gboolean restore_only = FALSE, check_config = FALSE, verbose = FALSE, version = FALSE;
   GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path, "Configuration file (drop-ins in FILE.d/)", "FILE" },
     { "state-dir", 's', 0, G_OPTION_ARG_FILENAME, &state_dir, "State directory", "DIR" },
     { "bus", 'b', 0, G_OPTION_ARG_STRING, &bus_address, "D-Bus address instead of the system bus", "ADDRESS" },
     { "sample-interval", 'i', 0, G_OPTION_ARG_STRING, &sample, "Link counter sampling interval", "MS" },
+    { "textfile-dir", 0, 0, G_OPTION_ARG_FILENAME, &textfile_dir,
+      "node_exporter textfile directory for wlanfair-scan.prom ('none': no textfile)", "DIR" },
     { "restore", 0, 0, G_OPTION_ARG_NONE, &restore_only, "Restore the bgscan values in the state file, then exit", NULL },
     { "check-config", 0, 0, G_OPTION_ARG_NONE, &check_config, "Validate the configuration, then exit", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Debug messages", NULL },
@@ -133,7 +137,8 @@ main (int argc, char **argv)
       fprintf (stderr, "wlanfair-scand: %s\n", error->message);
       return EXIT_USAGE;
     }
-  if (sample && !wf_scan_config_set (&config, "sample-interval", sample, &error))
+  if ((sample && !wf_scan_config_set (&config, "sample-interval", sample, &error))
+      || (textfile_dir && !wf_scan_config_set (&config, "textfile-dir", textfile_dir, &error)))
     {
       fprintf (stderr, "wlanfair-scand: --%s\n", error->message);
       return EXIT_USAGE;
@@ -141,12 +146,17 @@ main (int argc, char **argv)
   if (check_config)
     {
       printf ("mode=%s policy=%s start-pps=%g start-window=%g idle-pps=%g idle-holdoff=%g "
-              "sample-interval=%u\n", wf_scan_mode_names[config.mode],
+              "sample-interval=%u textfile-dir=%s\n", wf_scan_mode_names[config.mode],
               wf_scan_policy_names[config.policy], config.start_pps, config.start_window_s,
-              config.idle_pps, config.idle_holdoff_s, config.sample_interval_ms);
+              config.idle_pps, config.idle_holdoff_s, config.sample_interval_ms,
+              !config.textfile_dir ? WF_TEXTFILE_DEFAULT_DIR " (while it exists)"
+              : config.textfile_dir[0] ? config.textfile_dir : "none");
       return 0;
     }
 
+  /* After a crash the textfile would go on saying "holding". */
+  if (restore_only)
+    wf_scan_guard_remove_textfile (&config);
   bus = connect_bus (bus_address, &error);
   if (!bus)
     {

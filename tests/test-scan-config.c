@@ -83,6 +83,7 @@ test_defaults (void)
   g_assert_true (c.roam_floor_auto);
   g_assert_cmpint (c.roam_floor_margin_db, ==, 3);
   g_assert_cmpuint (c.sample_interval_ms, ==, 250);
+  g_assert_null (c.textfile_dir);
 }
 
 static void
@@ -121,6 +122,34 @@ test_file_and_dropins (Fixture *f, gconstpointer data)
   g_assert_false (c.roam_floor_auto);
   g_assert_cmpint (c.roam_floor_dbm, ==, -75);
   g_assert_cmpfloat (c.idle_pps, ==, 10);
+  g_assert_null (c.textfile_dir);
+}
+
+/* Global only; "none" turns the textfile off; a later drop-in wins. */
+static void
+test_textfile_dir (Fixture *f, gconstpointer data)
+{
+  WfScanConfig c, p;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) user = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+  write_file (f->conf, "[scan]\ntextfile-dir=/srv/metrics\n");
+  wf_scan_config_init_defaults (&c);
+  g_assert_true (wf_scan_config_load (&c, f->conf, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (c.textfile_dir, ==, "/srv/metrics");
+  write_dropin (f, "10-off.conf", "[scan]\ntextfile-dir=none\n");
+  wf_scan_config_init_defaults (&c);
+  g_assert_true (wf_scan_config_load (&c, f->conf, TRUE, &error));
+  g_assert_cmpstr (c.textfile_dir, ==, "");
+  /* A profile cannot move it. */
+  g_hash_table_insert (user, "wlanfair.scan.textfile-dir", "/tmp");
+  wf_scan_config_apply_profile (&c, user, &p, warnings);
+  g_assert_cmpstr (p.textfile_dir, ==, "");
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_false (wf_scan_config_check_profile_value ("textfile-dir", "/tmp", &error));
+  g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
 }
 
 static void
@@ -179,6 +208,7 @@ test_profile_keys (void)
   g_assert_cmpstr (wf_scan_config_profile_key ("wlanfair.scan.idle-holdoff"), ==,
                    "wlanfair.scan.idle-holdoff");
   g_assert_null (wf_scan_config_profile_key ("sample-interval"));   /* global only */
+  g_assert_null (wf_scan_config_profile_key ("textfile-dir"));
   g_assert_null (wf_scan_config_profile_key ("wlanfair.scan.nope"));
   g_assert_null (wf_scan_config_profile_key ("nope"));
   g_assert_cmpuint (g_strv_length ((char **) keys), ==, 10);
@@ -220,6 +250,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/config/defaults", test_defaults);
   g_test_add ("/scan/config/missing-file", Fixture, NULL, fixture_set_up, test_missing_file, fixture_tear_down);
   g_test_add ("/scan/config/file-and-dropins", Fixture, NULL, fixture_set_up, test_file_and_dropins, fixture_tear_down);
+  g_test_add ("/scan/config/textfile-dir", Fixture, NULL, fixture_set_up, test_textfile_dir, fixture_tear_down);
   g_test_add ("/scan/config/bad-values", Fixture, NULL, fixture_set_up, test_bad_values, fixture_tear_down);
   g_test_add ("/scan/config/bad-dropin", Fixture, NULL, fixture_set_up, test_bad_dropin, fixture_tear_down);
   g_test_add_func ("/scan/config/profile-keys", test_profile_keys);

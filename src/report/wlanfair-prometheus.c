@@ -22,6 +22,7 @@
 
 #include "wlanfair-error.h"
 #include "wlanfair-json.h"
+#include "wlanfair-textfile.h"
 
 typedef struct {
   const char *name;
@@ -382,33 +383,5 @@ gboolean
 wf_prometheus_write_named (const char *dir, const char *name, const char *text,
                            GError **error)
 {
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *dot = g_strdup_printf (".%s.XXXXXX", name);
-  g_autofree char *tmp = g_build_filename (dir, dot, NULL);
-  gsize len = strlen (text);
-  int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  gboolean ok;
-
-  if (fd < 0)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", tmp, g_strerror (errno));
-      return FALSE;
-    }
-  /* Readable by node_exporter whatever our umask. */
-  ok = fchmod (fd, 0644) == 0 && write (fd, text, len) == (gssize) len;
-  if (!ok)
-    g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "writing %s: %s", tmp, g_strerror (errno));
-  if (close (fd) < 0 && ok)
-    {
-      ok = FALSE;
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "writing %s: %s", tmp, g_strerror (errno));
-    }
-  if (ok && g_rename (tmp, path) < 0)
-    {
-      ok = FALSE;
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", path, g_strerror (errno));
-    }
-  if (!ok)
-    g_unlink (tmp);
-  return ok;
+  return wf_textfile_write (dir, name, text, error);
 }

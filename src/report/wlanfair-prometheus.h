@@ -4,11 +4,11 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "wlanfair-textfile.h"
+
 G_BEGIN_DECLS
 
-/* node_exporter's textfile collector directory (Debian's
- * prometheus-node-exporter reads it). */
-#define WF_PROMETHEUS_DEFAULT_DIR "/var/lib/prometheus/node-exporter"
+#define WF_PROMETHEUS_DEFAULT_DIR WF_TEXTFILE_DEFAULT_DIR
 #define WF_PROMETHEUS_FILE "wlanfair.prom"
 
 /* The text exposition of a report body (the sampler's JSON): node_exporter

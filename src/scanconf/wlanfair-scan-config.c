@@ -35,6 +35,7 @@ static const KeyInfo keys[] = {
   { "beacon-loss-holdoff", WF_SCAN_PROFILE_PREFIX "beacon-loss-holdoff" },
   { "sample-interval", NULL },
   { "signal-interval", NULL },
+  { "textfile-dir", NULL },
 };
 
 static const char * const profile_keys[] = {
@@ -81,6 +82,7 @@ wf_scan_config_init_defaults (WfScanConfig *c)
   c->beacon_loss_holdoff_s = 30;
   c->sample_interval_ms = 250;
   c->signal_interval_ms = 1000;
+  c->textfile_dir = NULL;
 }
 
 static gboolean
@@ -239,6 +241,8 @@ wf_scan_config_set (WfScanConfig *c, const char *key, const char *value,
         return FALSE;
       c->signal_interval_ms = (guint) i;
     }
+  else if (g_str_equal (key, "textfile-dir"))
+    c->textfile_dir = g_intern_string (g_str_equal (value, "none") ? "" : value);
   else
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "unknown key '%s'", key);

@@ -35,6 +35,10 @@ typedef struct {
   double           beacon_loss_holdoff_s;
   guint            sample_interval_ms;  /* global only */
   guint            signal_interval_ms;  /* global only */
+  /* Global only: node_exporter textfile directory; NULL = the default
+   * while it exists, "" = none. Interned (g_intern_string), so that the
+   * struct copies by value like the rest. */
+  const char      *textfile_dir;
 } WfScanConfig;
 
 #define WF_SCAN_PROFILE_PREFIX "wlanfair.scan."

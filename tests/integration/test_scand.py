@@ -9,6 +9,7 @@ per process:
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -134,6 +135,59 @@ class ScandTest(Base):
         for bad in ("Disconnect", "Reassociate", "Reconnect", "RemoveNetwork", "Scan", "SelectNetwork"):
             self.assertNotIn(bad, calls)
         self.assertEqual({str(w[1]) for w in lab.wpas.Writes()}, {"bgscan"})
+
+    def test_textfile_metrics(self):
+        lab = self.lab
+        net = self.up()
+        dev = '{device="%s"}' % lab.ifname
+        held = "wlanfair_scan_guard_held_seconds_total" + dev
+        started = "wlanfair_scan_guard_hold_started_timestamp_seconds" + dev
+        m = lab.wait_for("textfile, not holding", lambda: lab.textfile(), PROMPT)
+        self.assertEqual(m["wlanfair_scan_guard_holding" + dev], 0)
+        self.assertEqual(m["wlanfair_scan_guard_holds_total" + dev], 0)
+        self.assertEqual(m['wlanfair_scan_guard_info{device="%s",mode="auto",policy="observe"}'
+                           % lab.ifname], 1)
+        self.assertEqual(m["wlanfair_scan_guard_dbus_holds"], 0)
+        self.assertNotIn(started, m)
+        t0 = time.time()
+        lab.traffic()
+        self.wait_bgscan(net, "", timeout=PROMPT)
+        m = lab.wait_for("textfile: holding", lambda: (lambda m: m if m and m.get(
+            "wlanfair_scan_guard_holding" + dev) == 1 else None)(lab.textfile()), PROMPT)
+        self.assertEqual(m["wlanfair_scan_guard_holds_total" + dev], 1)
+        self.assertGreaterEqual(m[started], t0 - 1)
+        self.assertLessEqual(m[started], time.time())
+        lab.stop_traffic()
+        self.wait_bgscan(net, ORIG, timeout=10)
+        m = lab.wait_for("textfile: released", lambda: (lambda m: m if m and m.get(
+            "wlanfair_scan_guard_holding" + dev) == 0 else None)(lab.textfile()), PROMPT)
+        self.assertEqual(m["wlanfair_scan_guard_holds_total" + dev], 1)
+        self.assertGreaterEqual(m[held], FAST["idle_holdoff"])
+        self.assertNotIn(started, m)
+        if shutil.which("promtool"):
+            path = os.path.join(lab.textfile_dir(), "wlanfair-scan.prom")
+            with open(path) as f:
+                r = subprocess.run(["promtool", "check", "metrics"], stdin=f,
+                                   capture_output=True, text=True)
+            self.assertEqual((r.returncode, r.stdout + r.stderr), (0, ""))
+        # A stopped guard holds nothing: no file.
+        self.assertEqual(lab.stop_daemon(signal.SIGTERM), 0, lab.log())
+        self.assertIsNone(lab.textfile())
+        # A crashed one leaves "holding"; --restore (ExecStopPost) removes it.
+        lab.start_daemon(lab.write_config(**FAST))
+        lab.traffic()
+        self.wait_bgscan(net, "", timeout=PROMPT)
+        lab.wait_for("textfile: holding again", lambda: (lambda m: m if m and m.get(
+            "wlanfair_scan_guard_holding" + dev) == 1 else None)(lab.textfile()), PROMPT)
+        lab.stop_daemon(signal.SIGKILL)
+        self.assertEqual(lab.textfile()["wlanfair_scan_guard_holding" + dev], 1)
+        r = subprocess.run(["ip", "netns", "exec", lab.station, scandlab.SCAND, "--restore",
+                            "--bus", lab.bus.address, "--config", lab.write_config(**FAST),
+                            "--state-dir", lab.state_dir(), "--textfile-dir", lab.textfile_dir()],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIsNone(lab.textfile())
+        self.assertEqual(lab.bgscan(net), ORIG)
 
     def test_reapplied_after_new_current_network(self):
         lab = self.lab

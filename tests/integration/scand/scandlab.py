@@ -255,8 +255,11 @@ class Lab:
         config = config or self.write_config()
         state = os.path.join(self.tmp, "state")
         os.makedirs(state, exist_ok=True)
+        # Never the host's node_exporter directory.
+        os.makedirs(self.textfile_dir(), exist_ok=True)
         argv = [SCAND, "--bus", self.bus.address, "--config", config,
-                "--state-dir", state, *(["--verbose"] if verbose else []), *args]
+                "--state-dir", state, "--textfile-dir", self.textfile_dir(),
+                *(["--verbose"] if verbose else []), *args]
         if self.station:
             argv = ["ip", "netns", "exec", self.station] + argv
         self.daemon_log = open(os.path.join(self.tmp, "scand-%d.log" % len(self.procs)), "w+")
@@ -288,6 +291,23 @@ class Lab:
 
     def state_dir(self):
         return os.path.join(self.tmp, "state")
+
+    def textfile_dir(self):
+        return os.path.join(self.tmp, "metrics")
+
+    def textfile(self):
+        """{(name, labels): value} of wlanfair-scan.prom, None if absent."""
+        try:
+            with open(os.path.join(self.textfile_dir(), "wlanfair-scan.prom")) as f:
+                text = f.read()
+        except FileNotFoundError:
+            return None
+        samples = {}
+        for line in text.splitlines():
+            if line and not line.startswith("#"):
+                key, value = line.rsplit(" ", 1)
+                samples[key] = float(value)
+        return samples
 
     def guard(self):
         return self.conn.get_object(GUARD, GUARD_PATH)

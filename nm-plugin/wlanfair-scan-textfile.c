@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The guard's node_exporter textfile (wlanfair-scan.prom): written on
+ * every change of what it says and every TEXTFILE_US while running,
+ * removed at stop. Like the reporter's: the default directory is used
+ * only while it exists (node_exporter installed), an explicit one always. */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+
+#include "wlanfair-scan-device.h"
+#include "wlanfair-textfile.h"
+
+/* NULL: none. */
+static const char *
+textfile_dir (const WfScanConfig *c, gboolean *is_default)
+{
+  *is_default = c->textfile_dir == NULL;
+  if (c->textfile_dir == NULL)
+    return WF_TEXTFILE_DEFAULT_DIR;
+  return c->textfile_dir[0] ? c->textfile_dir : NULL;
+}
+
+void
+wf_scan_guard_textfile_init (WfScanGuard *g, const WfScanConfig *config)
+{
+  g->textfile_dir = g_strdup (textfile_dir (config, &g->textfile_default));
+  g->textfile_dirty = TRUE;
+}
+
+static char *
+render (WfScanGuard *g, gint64 now)
+{
+  g_autoptr(GArray) devs = g_array_new (FALSE, TRUE, sizeof (WfScanMetricsDevice));
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      WfScanDevice *d = v;
+      WfScanMetricsDevice m = { d->ifname, wf_scan_mode_names[d->cfg.mode],
+                                wf_scan_policy_names[d->cfg.policy], &d->hold };
+
+      g_array_append_val (devs, m);
+    }
+  return wf_scan_metrics_render ((WfScanMetricsDevice *) (void *) devs->data, devs->len,
+                                 wf_scan_service_n_holds (g->service), now);
+}
+
+void
+wf_scan_guard_textfile_update (WfScanGuard *g, gint64 now)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  if (!g->textfile_dir || (!g->textfile_dirty && now - g->textfile_written_us < TEXTFILE_US))
+    return;
+  g->textfile_dirty = FALSE;
+  g->textfile_written_us = now;
+  if (g->textfile_default && !g_file_test (g->textfile_dir, G_FILE_TEST_IS_DIR))
+    {
+      if (!g->textfile_missing_logged)
+        g_message ("%s does not exist: no Prometheus textfile (install "
+                   "prometheus-node-exporter or set textfile-dir=)", g->textfile_dir);
+      g->textfile_missing_logged = TRUE;
+      return;
+    }
+  g->textfile_missing_logged = FALSE;
+  text = render (g, now);
+  if (!wf_textfile_write (g->textfile_dir, WF_SCAN_METRICS_FILE, text, &error))
+    {
+      if (!g->textfile_failing)
+        g_warning ("Prometheus textfile not written: %s", error->message);
+      g->textfile_failing = TRUE;
+    }
+  else if (g->textfile_failing)
+    {
+      g_message ("Prometheus textfile written again");
+      g->textfile_failing = FALSE;
+    }
+}
+
+static void
+remove_in (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, WF_SCAN_METRICS_FILE, NULL);
+
+  if (g_unlink (path) < 0 && errno != ENOENT)
+    g_warning ("%s: %s", path, g_strerror (errno));
+}
+
+void
+wf_scan_guard_textfile_remove (WfScanGuard *g)
+{
+  if (g->textfile_dir)
+    remove_in (g->textfile_dir);
+}
+
+void
+wf_scan_guard_remove_textfile (const WfScanConfig *config)
+{
+  gboolean is_default;
+  const char *dir = textfile_dir (config, &is_default);
+
+  if (dir && !(is_default && !g_file_test (dir, G_FILE_TEST_IS_DIR)))
+    remove_in (dir);
+}

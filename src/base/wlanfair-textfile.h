@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* node_exporter's textfile collector directory (Debian's
+ * prometheus-node-exporter reads it). */
+#define WF_TEXTFILE_DEFAULT_DIR "/var/lib/prometheus/node-exporter"
+
+/* Writes `text` as DIR/NAME atomically (temporary file in the same
+ * directory, then rename) so that the collector never reads half; mode
+ * 0644 whatever the umask, so that node_exporter's user can read it. */
+gboolean wf_textfile_write (const char *dir,
+                            const char *name,
+                            const char *text,
+                            GError    **error);
+
+G_END_DECLS
