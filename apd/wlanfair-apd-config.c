@@ -20,7 +20,8 @@ static const char * const keys[] = {
   "interface", "stations-from", "controller", "actuator", "objective",
   "directions", "key", "insecure-unsigned", "bind", "port", "weights",
   "target-jain", "floor", "max-delay", "idle", "tolerance", "report-stale",
-  "feed-timeout", "status", "state", "textfile-dir", "port-rates", NULL
+  "feed-timeout", "status", "state", "textfile-dir", "port-rates",
+  "carried-reports", NULL
 };
 
 void
@@ -265,6 +266,18 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
       if (!parse_range (v, WF_NUMBER_POSITIVE, 1, 65535, &d) || d != floor (d))
         return invalid (error, "port '%s' must be a whole number from 1 to 65535", v);
       c->port = (guint16) d;
+      return TRUE;
+    }
+  if (g_str_equal (key, "carried-reports"))
+    {
+      gboolean on;
+
+      if (g_str_equal (v, "auto"))
+        c->carried = WF_APD_CARRIED_AUTO;
+      else if (wf_keyfile_parse_bool (key, v, &on, NULL))
+        c->carried = on ? WF_APD_CARRIED_YES : WF_APD_CARRIED_NO;
+      else
+        return invalid (error, "carried-reports '%s' must be auto, yes or no", v);
       return TRUE;
     }
   if (g_str_equal (key, "weights"))

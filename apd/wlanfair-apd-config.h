@@ -17,6 +17,13 @@ typedef enum {
   WF_APD_SOURCE_BRIDGE_PORTS, /* one station per bridge port (emulations) */
 } WfApdSource;
 
+/* Reports carried in transit (wlanfair-apd-carried.c). */
+typedef enum {
+  WF_APD_CARRIED_AUTO,   /* on when the packet socket opens, else a log line */
+  WF_APD_CARRIED_YES,    /* on, or the daemon does not start */
+  WF_APD_CARRIED_NO,
+} WfApdCarriedMode;
+
 typedef struct {
   guint8 mac[6];
   double weight;
@@ -38,6 +45,7 @@ typedef struct {
   gboolean    insecure_unsigned; /* ... unless this is set */
   char       *bind;            /* NULL: any address */
   guint16     port;
+  WfApdCarriedMode carried;    /* carried-reports= */
   GArray     *weights;         /* WfApdWeight */
   GArray     *port_rates;      /* WfApdPortRate (bridge-ports only) */
   double      tolerance;       /* report vs AP counters, relative */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wlanfair-apd-carried.h"
 #include "wlanfair-apd-output.h"
 #include "wlanfair-apd-receiver.h"
 #include "wlanfair-apd-sta-source.h"
@@ -38,6 +39,8 @@ struct _WfApdDaemon {
   WfApdStaSource     *source;
   WfApdStations   *stations;
   WfApdReceiver   *receiver;
+  WfApdCarried    *carried;       /* NULL: off (carried_note says why) */
+  char            *carried_note;
   WfApdController *controller;
   WfActuator      *actuator;      /* NULL: actuator=none */
   gboolean         may_act;
@@ -82,11 +85,13 @@ sta_state (WfApdDaemon *d, const char *mac)
 }
 
 static void
-on_report (WfReportView *view, int family, const guint8 addr[16], gpointer user_data)
+on_report (WfReportView *view, const WfApdReportFrom *from, gpointer user_data)
 {
   WfApdDaemon *d = user_data;
 
-  if (!wf_apd_stations_add_report (d->stations, view, family, addr, g_get_monotonic_time ()))
+  if (!wf_apd_stations_add_report (d->stations, view, from->family, from->addr,
+                                   from->has_mac ? from->mac : NULL, from->path,
+                                   g_get_monotonic_time ()))
     d->unmatched++;
 }
 
@@ -100,6 +105,41 @@ wf_apd_restore (const char *state_path, GError **error)
   if (wf_apd_state_is_empty (st))
     return TRUE;
   return wf_actuator_restore_all (st, error);
+}
+
+/* The reports the AP carries for a gateway it is not: on unless
+ * configured off; without the privilege, one line says so (auto). */
+static gboolean
+carried_open (WfApdDaemon *d, GError **error)
+{
+  const WfApdConfig *c = d->config;
+  g_autoptr(GError) local = NULL;
+
+  if (c->carried == WF_APD_CARRIED_NO)
+    {
+      d->carried_note = g_strdup ("off (carried-reports=no)");
+      return TRUE;
+    }
+  d->carried = wf_apd_carried_new (c->interface, c->port, d->receiver, &local);
+  if (d->carried)
+    {
+      d->carried_note = g_strdup_printf ("on (UDP to port %u crossing %s or its bridge ports)",
+                                         c->port, c->interface);
+      return TRUE;
+    }
+  if (c->carried == WF_APD_CARRIED_YES)
+    {
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "carried-reports=yes: %s%s",
+                   local->message,
+                   g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)
+                   ? " (needs CAP_NET_RAW)" : "");
+      return FALSE;
+    }
+  d->carried_note = g_strdup_printf ("off%s: %s",
+                                     g_error_matches (local, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED)
+                                     ? " (needs CAP_NET_RAW)" : "", local->message);
+  g_message ("carried reports: %s; only reports addressed to this host are read", d->carried_note);
+  return TRUE;
 }
 
 WfApdDaemon *
@@ -172,7 +212,7 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
   /* With a key unsigned reports are refused; without one they are taken
    * (observing, or insecure-unsigned). */
   d->receiver = wf_apd_receiver_new (config->bind, config->port, d->key, on_report, d, error);
-  if (!d->receiver)
+  if (!d->receiver || !carried_open (d, error))
     return NULL;
 
   dir = config->textfile_dir_explicit ? config->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
@@ -188,6 +228,7 @@ wf_apd_daemon_free (WfApdDaemon *d)
 {
   if (!d)
     return;
+  g_clear_pointer (&d->carried, wf_apd_carried_free);
   g_clear_pointer (&d->receiver, wf_apd_receiver_free);
   g_clear_pointer (&d->actuator, wf_actuator_free);
   g_clear_pointer (&d->source, wf_apd_sta_source_free);
@@ -198,6 +239,7 @@ wf_apd_daemon_free (WfApdDaemon *d)
   g_clear_pointer (&d->sta, g_hash_table_unref);
   g_clear_pointer (&d->loop, g_main_loop_unref);
   g_free (d->observe_reason);
+  g_free (d->carried_note);
   g_free (d->mode_reason);
   g_free (d->textfile_dir);
   g_free (d);
@@ -516,6 +558,12 @@ round_run (WfApdDaemon *d)
     .stations = (WfApdStation *) snap->data, .decisions = dec, .applied = applied,
     .counters = counters, .n_snap = snap->len,
     .accepted = wf_apd_receiver_accepted (d->receiver), .rejected = rejected,
+    .accepted_by = { wf_apd_receiver_accepted_by (d->receiver, WF_APD_PATH_ADDRESSED),
+                     wf_apd_receiver_accepted_by (d->receiver, WF_APD_PATH_CARRIED) },
+    .carried_on = d->carried != NULL, .carried_note = d->carried_note,
+    .carried_local = d->carried ? wf_apd_carried_local (d->carried) : 0,
+    .carried_fragments = d->carried ? wf_apd_carried_dropped (d->carried, WF_APD_FRAME_FRAGMENT) : 0,
+    .carried_malformed = d->carried ? wf_apd_carried_dropped (d->carried, WF_APD_FRAME_MALFORMED) : 0,
     .untrusted = wf_apd_stations_untrusted (d->stations), .unmatched = d->unmatched,
   };
   write_outputs (d, &view);
@@ -557,9 +605,10 @@ wf_apd_daemon_run (WfApdDaemon *d)
   d->timer = g_timeout_add ((guint) lround (c->control.period_s * 1000), on_timer, d);
 
   g_message ("started on %s (%s): controller %s, actuator %s, objective %s, "
-             "reports on %s; %s: %s", c->interface, src, c->controller, c->actuator,
+             "reports on %s, carried %s; %s: %s", c->interface, src, c->controller, c->actuator,
              c->control.objective == WF_APD_OBJECTIVE_AIRTIME ? "equal airtime" : "equal throughput",
-             wf_apd_receiver_bound (d->receiver), wf_apd_mode_name (d->mode), d->mode_reason);
+             wf_apd_receiver_bound (d->receiver), d->carried ? "on" : "off",
+             wf_apd_mode_name (d->mode), d->mode_reason);
   if (!d->key && c->insecure_unsigned && d->may_act)
     g_warning ("insecure-unsigned=yes: anyone who can send UDP to port %u steers "
                "this cell's throughput; configure key= instead", c->port);

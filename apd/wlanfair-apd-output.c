@@ -110,6 +110,7 @@ add_station (JsonBuilder *b, const WfApdView *v, guint i)
   member_bool (b, "trusted", s->trusted);
   if (s->reporting)
     {
+      member_string (b, "report_path", wf_apd_path_name (s->report_path));
       member_double (b, "report_down_bps", s->rep_down_bps);
       member_double (b, "report_up_bps", s->rep_up_bps);
       if (s->has_rtt)
@@ -166,6 +167,19 @@ wf_apd_output_status (const WfApdView *v)
   json_builder_set_member_name (b, "reports");
   json_builder_begin_object (b);
   member_int (b, "accepted", (gint64) v->accepted);
+  json_builder_set_member_name (b, "accepted_by_path");
+  json_builder_begin_object (b);
+  for (int p = 0; p < WF_APD_PATH_N; p++)
+    member_int (b, wf_apd_path_name (p), (gint64) v->accepted_by[p]);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "carried");
+  json_builder_begin_object (b);
+  member_bool (b, "enabled", v->carried_on);
+  member_string (b, "note", v->carried_note);
+  member_int (b, "addressed_here", (gint64) v->carried_local);
+  member_int (b, "fragments", (gint64) v->carried_fragments);
+  member_int (b, "malformed", (gint64) v->carried_malformed);
+  json_builder_end_object (b);
   json_builder_set_member_name (b, "rejected");
   json_builder_begin_object (b);
   for (int r = 1; r < WF_REPORT_REJECT_N; r++)
@@ -268,8 +282,16 @@ wf_apd_output_prometheus (const WfApdView *v)
           "Utilisation-aware trade-off index against the estimated capacity (0: unknown).");
   sample (out, "wlanfair_ap_tradeoff_index", "", r->tradeoff);
   family (out, "wlanfair_ap_reports_accepted_total", "counter",
-          "Station reports that passed every check.");
-  sample (out, "wlanfair_ap_reports_accepted_total", "", (double) v->accepted);
+          "Station reports that passed every check, by path (addressed: to this host; "
+          "carried: read in transit to another gateway).");
+  for (int p = 0; p < WF_APD_PATH_N; p++)
+    {
+      g_autofree char *l = g_strdup_printf ("path=\"%s\"", wf_apd_path_name (p));
+      sample (out, "wlanfair_ap_reports_accepted_total", l, (double) v->accepted_by[p]);
+    }
+  family (out, "wlanfair_ap_carried_reports_enabled", "gauge",
+          "1 when reports carried in transit are read (carried-reports=, CAP_NET_RAW).");
+  sample (out, "wlanfair_ap_carried_reports_enabled", "", v->carried_on);
   family (out, "wlanfair_ap_reports_rejected_total", "counter",
           "Station reports dropped, by reason.");
   for (int i = 1; i < WF_REPORT_REJECT_N; i++)
@@ -305,6 +327,16 @@ wf_apd_output_prometheus (const WfApdView *v)
       sample (out, "wlanfair_ap_station_reporting", l,
               v->stations[i].reporting && v->stations[i].trusted);
     }
+  family (out, "wlanfair_ap_station_report_path", "gauge",
+          "1 for the path by which the station's latest fresh report arrived.");
+  for (guint i = 0; i < v->n_snap; i++)
+    if (v->stations[i].reporting)
+      for (int p = 0; p < WF_APD_PATH_N; p++)
+        {
+          g_autofree char *pl = g_strdup_printf ("path=\"%s\"", wf_apd_path_name (p));
+          g_autofree char *l = mac_label (v->stations[i].mac_str, pl);
+          sample (out, "wlanfair_ap_station_report_path", l, v->stations[i].report_path == (WfApdPath) p);
+        }
   family (out, "wlanfair_ap_station_limited", "gauge",
           "1 when the actuator holds the station back now.");
   for (guint i = 0; i < v->n_snap; i++)

@@ -38,6 +38,12 @@ typedef struct {
   const WfApdCounters *counters;       /* n_snap */
   guint                n_snap;
   guint64              accepted;
+  guint64              accepted_by[WF_APD_PATH_N];  /* addressed, carried */
+  gboolean             carried_on;
+  const char          *carried_note;
+  guint64              carried_local;      /* frames left to the UDP socket */
+  guint64              carried_fragments;  /* IPv4 fragments, not read */
+  guint64              carried_malformed;
   const guint64       *rejected;       /* WF_REPORT_REJECT_N */
   guint64              untrusted;
   guint64              unmatched;

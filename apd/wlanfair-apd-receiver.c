@@ -3,7 +3,9 @@
 
 #include "wlanfair-apd-receiver.h"
 
+#include <arpa/inet.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "wlanfair-report-socket.h"
 
@@ -20,7 +22,7 @@ struct _WfApdReceiver {
   gpointer        user_data;
   char            bound[80];
   guint8         *buf;
-  guint64         accepted;
+  guint64         accepted[WF_APD_PATH_N];
   guint64         rejected[WF_REPORT_REJECT_N];
   gint64          logged_at[WF_REPORT_REJECT_N];
   guint64         suppressed[WF_REPORT_REJECT_N];
@@ -50,35 +52,56 @@ reject (WfApdReceiver *r, WfReportReject reason, const char *from,
   r->suppressed[reason] = 0;
 }
 
+/* "192.0.2.1:5000" or "[2001:db8::1]:5000 (carried)", for the log lines. */
+static void
+format_from (const WfApdReportFrom *from, char *out, gsize size)
+{
+  char a[INET6_ADDRSTRLEN] = "?";
+  gboolean v6 = from->family == AF_INET6;
+
+  inet_ntop (from->family, from->addr, a, sizeof a);
+  g_snprintf (out, size, "%s%s%s:%u%s", v6 ? "[" : "", a, v6 ? "]" : "", from->port,
+              from->path == WF_APD_PATH_CARRIED ? " (carried)" : "");
+}
+
 void
-wf_apd_receiver_handle (WfApdReceiver *r, const guint8 *data, gsize size,
-                        GSocketAddress *sa)
+wf_apd_receiver_handle_from (WfApdReceiver *r, const guint8 *data, gsize size,
+                             const WfApdReportFrom *from)
 {
   g_autoptr(GError) error = NULL;
   WfReportReject reason = WF_REPORT_OK;
   WfReportView *v;
-  char from[64];
-  int family = 0;
-  guint8 addr[16];
+  char text[INET6_ADDRSTRLEN + 24];
 
-  wf_report_format_from (sa, from, sizeof from);
-  if (!wf_report_from_addr (sa, &family, addr))
-    return;
   v = wf_report_parse (data, size, r->key, &reason, &error);
   if (!v)
     {
-      reject (r, reason, from, error ? error->message : "?");
+      format_from (from, text, sizeof text);
+      reject (r, reason, text, error ? error->message : "?");
       return;
     }
   reason = wf_report_replay_check (r->replay, v, g_get_real_time (), &error);
   if (reason != WF_REPORT_OK)
     {
-      reject (r, reason, from, error ? error->message : "?");
+      format_from (from, text, sizeof text);
+      reject (r, reason, text, error ? error->message : "?");
       wf_report_view_free (v);
       return;
     }
-  r->accepted++;
-  r->func (v, family, addr, r->user_data);
+  r->accepted[from->path < WF_APD_PATH_N ? from->path : WF_APD_PATH_ADDRESSED]++;
+  r->func (v, from, r->user_data);
+}
+
+void
+wf_apd_receiver_handle (WfApdReceiver *r, const guint8 *data, gsize size,
+                        GSocketAddress *sa)
+{
+  WfApdReportFrom from = { .path = WF_APD_PATH_ADDRESSED };
+
+  if (!wf_report_from_addr (sa, &from.family, from.addr))
+    return;
+  from.port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (sa));
+  wf_apd_receiver_handle_from (r, data, size, &from);
 }
 
 static gboolean
@@ -153,7 +176,13 @@ wf_apd_receiver_bound (WfApdReceiver *r)
 guint64
 wf_apd_receiver_accepted (WfApdReceiver *r)
 {
-  return r->accepted;
+  return r->accepted[WF_APD_PATH_ADDRESSED] + r->accepted[WF_APD_PATH_CARRIED];
+}
+
+guint64
+wf_apd_receiver_accepted_by (WfApdReceiver *r, WfApdPath path)
+{
+  return path < WF_APD_PATH_N ? r->accepted[path] : 0;
 }
 
 guint64

@@ -20,6 +20,21 @@ typedef enum {
   WF_APD_DIR_BOTH = WF_APD_DIR_DOWN | WF_APD_DIR_UP,
 } WfApdDir;
 
+/* How a report reached the controller: a datagram addressed to this
+ * host (its UDP socket), or one it carried in transit to a gateway it
+ * is not (a bridging AP: wlanfair-apd-carried.c). */
+typedef enum {
+  WF_APD_PATH_ADDRESSED,
+  WF_APD_PATH_CARRIED,
+  WF_APD_PATH_N,
+} WfApdPath;
+
+static inline const char *
+wf_apd_path_name (WfApdPath path)
+{
+  return path == WF_APD_PATH_CARRIED ? "carried" : "addressed";
+}
+
 typedef struct {
   int     family;          /* AF_INET or AF_INET6 */
   guint8  addr[16];
@@ -49,6 +64,7 @@ typedef struct {
   /* its report, when fresh and trusted (see `trusted`) */
   gboolean  reporting;        /* a fresh report arrived */
   gboolean  trusted;          /* ... and agrees with the AP's counters */
+  WfApdPath report_path;      /* how its latest report arrived */
   double    rep_down_bps;     /* goodput received by the host */
   double    rep_up_bps;       /* goodput the host's peers acknowledged */
   gboolean  app_limited;      /* every busy flow of the host is app-limited */

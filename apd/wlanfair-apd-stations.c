@@ -186,9 +186,20 @@ entry_by_addr (WfApdStations *t, int family, const guint8 addr[16])
 
 gboolean
 wf_apd_stations_add_report (WfApdStations *t, WfReportView *view, int family,
-                            const guint8 addr[16], gint64 now_us)
+                            const guint8 addr[16], const guint8 *mac, WfApdPath path,
+                            gint64 now_us)
 {
-  Entry *e = entry_by_addr (t, family, addr);
+  Entry *e = NULL;
+
+  if (mac)
+    {
+      char m[18];
+
+      wf_apd_format_mac (mac, m);
+      e = g_hash_table_lookup (t->by_mac, m);
+    }
+  if (!e)
+    e = entry_by_addr (t, family, addr);
 
   if (!e)
     {
@@ -206,6 +217,7 @@ wf_apd_stations_add_report (WfApdStations *t, WfReportView *view, int family,
   wf_report_view_free (e->report);
   e->report = view;
   e->report_at = now_us;
+  e->s.report_path = path;
   g_strlcpy (e->s.hostname, view->hostname ? view->hostname : "", sizeof e->s.hostname);
   t->last_feed = now_us;
   return TRUE;

@@ -40,10 +40,13 @@ void wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries,
                                 guint n, gint64 now_us, GPtrArray *left);
 /* The neighbour table (WfNeigh), for addresses. */
 void wf_apd_stations_update_neigh (WfApdStations *t, GArray *neighs);
-/* A report that passed the receiver (taken). FALSE when its source
- * address belongs to no associated station (logged once per host). */
+/* A report that passed the receiver (taken), matched to a station by
+ * the frame's source MAC when the path gives one (carried: the AP knows
+ * no address of a station it only bridges), else by its source address.
+ * FALSE when it belongs to no associated station (logged once per host). */
 gboolean wf_apd_stations_add_report (WfApdStations *t, WfReportView *view,
                                      int family, const guint8 addr[16],
+                                     const guint8 *mac, WfApdPath path,
                                      gint64 now_us);
 /* The controller's input at now_us: every station with a rate. */
 void wf_apd_stations_snapshot (WfApdStations *t, gint64 now_us, GArray *out);

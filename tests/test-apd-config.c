@@ -93,6 +93,7 @@ test_bad_values (void)
     { "objective", "fair", "throughput or airtime" },
     { "directions", "sideways", "both, down or up" },
     { "insecure-unsigned", "maybe", "yes or no" },
+    { "carried-reports", "sometimes", "auto, yes or no" },
     { "bind", "wlan0", "IPv4 or IPv6" },
     { "port", "0", "1 to 65535" },
     { "port", "70000", "1 to 65535" },

@@ -47,6 +47,7 @@ fixture_set_up (Fixture *f, gconstpointer data)
   near->tx_mcs = 7;
   near->ap_down_bps = 4.8e6;
   near->reporting = near->trusted = TRUE;
+  near->report_path = WF_APD_PATH_CARRIED;
   near->rep_down_bps = 4.75e6;
   near->has_rtt = TRUE;
   near->rtt_s = 0.012;
@@ -74,6 +75,9 @@ fixture_set_up (Fixture *f, gconstpointer data)
     .rounds = 100, .round = &f->round, .n_stations = 3, .stations = f->sta,
     .decisions = f->dec, .applied = f->applied, .counters = f->counters, .n_snap = 2,
     .accepted = 180, .rejected = f->rejected, .untrusted = 1, .unmatched = 4,
+    .accepted_by = { 120, 60 }, .carried_on = TRUE,
+    .carried_note = "on (UDP to port 7455 crossing wlan0 or its bridge ports)",
+    .carried_local = 3, .carried_fragments = 1,
   };
 }
 
@@ -123,6 +127,14 @@ test_status (Fixture *f, gconstpointer data)
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (r, "rejected"),
                                                "replay"), ==, 0);
   g_assert_cmpint (json_object_get_int_member (r, "unmatched"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (r, "accepted_by_path"),
+                                               "addressed"), ==, 120);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (r, "accepted_by_path"),
+                                               "carried"), ==, 60);
+  r = json_object_get_object_member (r, "carried");
+  g_assert_true (json_object_get_boolean_member (r, "enabled"));
+  g_assert_cmpint (json_object_get_int_member (r, "addressed_here"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (r, "fragments"), ==, 1);
 
   stations = json_object_get_array_member (o, "stations");
   g_assert_cmpuint (json_array_get_length (stations), ==, 2);
@@ -132,6 +144,7 @@ test_status (Fixture *f, gconstpointer data)
   g_assert_cmpstr (json_array_get_string_element (addrs, 0), ==, "10.77.0.11");
   g_assert_cmpstr (json_array_get_string_element (addrs, 1), ==, "fd77::11");
   g_assert_cmpstr (json_object_get_string_member (s0, "hostname"), ==, "near-laptop");
+  g_assert_cmpstr (json_object_get_string_member (s0, "report_path"), ==, "carried");
   g_assert_cmpint (json_object_get_int_member (s0, "signal_dbm"), ==, -42);
   g_assert_cmpint (json_object_get_int_member (s0, "tx_bitrate_bps"), ==, 54000000);
   g_assert_cmpint (json_object_get_int_member (s0, "tx_mcs"), ==, 7);
@@ -265,6 +278,16 @@ test_prometheus (Fixture *f, gconstpointer data)
   g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_jain_index"), ==, "0.99099999999999999");
   g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_stations"), ==, "3");
   g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_reports_rejected_total{reason=\"bad-mac\"}"), ==, "2");
+  g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_reports_accepted_total{path=\"addressed\"}"), ==, "120");
+  g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_reports_accepted_total{path=\"carried\"}"), ==, "60");
+  g_assert_cmpstr (g_hash_table_lookup (v, "wlanfair_ap_carried_reports_enabled"), ==, "1");
+  g_assert_cmpstr (g_hash_table_lookup (v,
+    "wlanfair_ap_station_report_path{station=\"02:00:00:00:01:00\",path=\"carried\"}"), ==, "1");
+  g_assert_cmpstr (g_hash_table_lookup (v,
+    "wlanfair_ap_station_report_path{station=\"02:00:00:00:01:00\",path=\"addressed\"}"), ==, "0");
+  /* A station without a fresh report has no path. */
+  g_assert_null (g_hash_table_lookup (v,
+    "wlanfair_ap_station_report_path{station=\"02:00:00:00:02:00\",path=\"carried\"}"));
   g_assert_cmpstr (g_hash_table_lookup (v,
     "wlanfair_ap_station_goodput_bytes_total{station=\"02:00:00:00:01:00\",direction=\"down\"}"),
     ==, "1500000000");

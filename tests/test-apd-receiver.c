@@ -15,14 +15,14 @@ typedef struct {
 } Seen;
 
 static void
-on_report (WfReportView *view, int family, const guint8 addr[16], gpointer data)
+on_report (WfReportView *view, const WfApdReportFrom *from, gpointer data)
 {
   Seen *s = data;
 
   s->n++;
   g_strlcpy (s->host, view->host, sizeof s->host);
-  s->family = family;
-  memcpy (s->addr, addr, 16);
+  s->family = from->family;
+  memcpy (s->addr, from->addr, 16);
   wf_report_view_free (view);
 }
 

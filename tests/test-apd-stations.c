@@ -140,14 +140,14 @@ test_reports (void)
   /* a reports 9.5 Mbit/s goodput, app-limited, 30 ms; b claims 40. */
   g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000a",
                                                         9.5e6, 0.1e6, 30000, TRUE),
-                                             AF_INET, ip_a, 1 * S));
+                                             AF_INET, ip_a, NULL, WF_APD_PATH_ADDRESSED, 1 * S));
   g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000b",
                                                         40e6, 0.1e6, 5000, FALSE),
-                                             AF_INET, ip_b, 1 * S));
+                                             AF_INET, ip_b, NULL, WF_APD_PATH_ADDRESSED, 1 * S));
   /* From an address of no station: not used. */
   g_assert_false (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000c",
                                                          1e6, 0, 1000, FALSE),
-                                              AF_INET, ip_x, 1 * S));
+                                              AF_INET, ip_x, NULL, WF_APD_PATH_ADDRESSED, 1 * S));
 
   wf_apd_stations_snapshot (t, 1 * S + 1, snap);
   g_assert_cmpuint (snap->len, ==, 2);
@@ -187,7 +187,7 @@ test_reports (void)
    * its own word (within what the AP carried up, 0.24 Mbit/s). */
   g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000a",
                                                         0, 0.2e6, 30000, TRUE),
-                                             AF_INET, ip_a, 6 * S));
+                                             AF_INET, ip_a, NULL, WF_APD_PATH_ADDRESSED, 6 * S));
   wf_apd_stations_snapshot (t, 6 * S, snap);
   for (guint i = 0; i < snap->len; i++)
     {

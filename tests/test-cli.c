@@ -420,19 +420,21 @@ test_ap_status_table (void)
   g_assert_nonnull (strstr (r.out, "mode        control: reports signed with the configured key\n"));
   g_assert_nonnull (strstr (r.out, "jain 0.991, trade-off 0.930"));
   g_assert_nonnull (strstr (r.out, "total 9.80 Mbit/s, bound 10.10 Mbit/s, capacity 10.40 Mbit/s"));
-  g_assert_nonnull (strstr (r.out, "accepted 180, rejected 3 (json 1, bad-mac 2), untrusted 1, unmatched 0\n"));
+  g_assert_nonnull (strstr (r.out, "accepted 180 (addressed 120, carried 60), rejected 3 (json 1, bad-mac 2), "
+                                   "untrusted 1, unmatched 0\n"));
+  g_assert_nonnull (strstr (r.out, "carried     on (UDP to port 7455 crossing wlan0 or its bridge ports)\n"));
 
   /* Station 1: addresses, host, signal, MCS, goodputs, demand, share, cap, why. */
   g_assert_true (g_regex_match_simple (
-    "^02:00:00:00:01:00 +10\\.77\\.0\\.11,fd77::11 +near-laptop +-42 dBm +7 +4\\.75/0\\.11 +4\\.80/0\\.12 "
+    "^02:00:00:00:01:00 +10\\.77\\.0\\.11,fd77::11 +near-laptop +-42 dBm +7 +4\\.75/0\\.11 +carried +4\\.80/0\\.12 "
     "+unsatisfied +4\\.90 +cap down 5\\.14 Mbit/s +held at 1\\.05 x its share$",
     r.out, G_REGEX_MULTILINE, 0));
   /* Station 2: no report (its report columns empty), MCS -1 is none. */
   g_assert_true (g_regex_match_simple (
-    "^02:00:00:00:02:00 +10\\.77\\.0\\.12 +- +-71 dBm +- +-/- +5\\.00/0\\.09 +unsatisfied +4\\.90 +none +below its share$",
+    "^02:00:00:00:02:00 +10\\.77\\.0\\.12 +- +-71 dBm +- +-/- +- +5\\.00/0\\.09 +unsatisfied +4\\.90 +none +below its share$",
     r.out, G_REGEX_MULTILINE, 0));
   /* Station 3: no signal at all, idle. */
-  g_assert_true (g_regex_match_simple ("^02:00:00:00:03:00 +- +- +- +- +-/- +0\\.00/0\\.00 +none +0\\.00 +none +idle$",
+  g_assert_true (g_regex_match_simple ("^02:00:00:00:03:00 +- +- +- +- +-/- +- +0\\.00/0\\.00 +none +0\\.00 +none +idle$",
                                        r.out, G_REGEX_MULTILINE, 0));
   /* Aligned: a column starts at the same place in the heading and every row. */
   g_assert_cmpint (column_of (r.out, "SETTING", "SETTING"), ==, column_of (r.out, "01:00 ", "cap down"));

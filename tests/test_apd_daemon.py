@@ -5,6 +5,7 @@ fail-open mode (status file, textfile, journal lines, clean stop). The
 AP side in a namespace with stations is tests/integration/test_apd.py."""
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -199,7 +200,36 @@ class ApdDaemonTest(unittest.TestCase):
             with open(self.status) as f:
                 return json.load(f)["reports"]["rejected"]["json"] == 3
         self.wait_for(counted, "three malformed reports counted")
+        # Sent over lo to this host: addressed, never also carried.
+        with open(self.status) as f:
+            reports = json.load(f)["reports"]
+        self.assertEqual(reports["accepted_by_path"], {"addressed": 0, "carried": 0})
         self.assertEqual(self.stop()[0], 0)
+
+    def test_carried_without_cap_net_raw(self):
+        """Without CAP_NET_RAW carried reports are off, said in one line;
+        carried-reports=yes then refuses to start."""
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            self.skipTest("needs root and setpriv (to drop CAP_NET_RAW)")
+        drop = ["setpriv", "--bounding-set=-net_raw"]
+        self.proc = subprocess.Popen(drop + self.base("-o", "port=%d" % free_udp_port()),
+                                     stderr=subprocess.PIPE, text=True)
+        self.wait_for(lambda: os.path.exists(self.status), "status file")
+        with open(self.status) as f:
+            carried = json.load(f)["reports"]["carried"]
+        self.assertFalse(carried["enabled"])
+        self.assertIn("needs CAP_NET_RAW", carried["note"])
+        with open(os.path.join(self.prom, "wlanfair-ap.prom")) as f:
+            self.assertIn("wlanfair_ap_carried_reports_enabled 0", f.read())
+        rc, err = self.stop()
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(err.count("carried reports: off (needs CAP_NET_RAW): "), 1, err)
+        r = subprocess.run(drop + self.base("-o", "port=%d" % free_udp_port(),
+                                            "-o", "carried-reports=yes"),
+                           capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("carried-reports=yes", r.stderr)
+        self.assertIn("needs CAP_NET_RAW", r.stderr)
 
 
 if __name__ == "__main__":

@@ -297,11 +297,11 @@ addresses_text (JsonObject *sta)
   return g_strdup (t->len ? t->str : "-");
 }
 
-enum { COL_MAC, COL_ADDR, COL_HOST, COL_SIGNAL, COL_MCS, COL_REPORT, COL_AP,
+enum { COL_MAC, COL_ADDR, COL_HOST, COL_SIGNAL, COL_MCS, COL_REPORT, COL_VIA, COL_AP,
        COL_DEMAND, COL_SHARE, COL_SETTING, COL_WHY, N_COLS };
 
 static const char *const headings[N_COLS] = {
-  "MAC", "ADDRESSES", "HOST", "SIGNAL", "MCS", "REPORT", "AP", "DEMAND",
+  "MAC", "ADDRESSES", "HOST", "SIGNAL", "MCS", "REPORT", "VIA", "AP", "DEMAND",
   "SHARE", "SETTING", "WHY",
 };
 /* Numbers right-aligned, text left. */
@@ -325,6 +325,9 @@ station_row (JsonObject *sta)
   row[COL_MCS] = wf_json_number (sta, "tx_mcs", &v) && v >= 0
                  ? g_strdup_printf ("%.0f", v) : g_strdup ("-");
   row[COL_REPORT] = down_up (sta, "report_down_bps", "report_up_bps");
+  /* How its reports arrive: addressed to the AP, or carried for a gateway. */
+  row[COL_VIA] = bool_member (sta, "reporting", FALSE) ? str_member (sta, "report_path")
+                                                       : g_strdup ("-");
   row[COL_AP] = down_up (sta, "ap_down_bps", "ap_up_bps");
   row[COL_DEMAND] = demand_text (sta);
   row[COL_SHARE] = mbps_member (sta, "share_bps");
@@ -393,7 +396,8 @@ render_table (JsonArray *stations, guint width, GString *out)
     }
 
   put_line (out, width, "REPORT, AP: goodput down/up in Mbit/s (the station's report, the AP's "
-                        "counters); SHARE: its allocation in Mbit/s");
+                        "counters); VIA: how its reports arrive (addressed to the AP, or "
+                        "carried to a gateway); SHARE: its allocation in Mbit/s");
   put_cells (line, (char **) headings, widths);
   put_line (out, width, line->str);
   for (guint i = 0; i < rows->len; i++)
@@ -408,10 +412,12 @@ static void
 render_reports (JsonObject *r, guint width, GString *out)
 {
   JsonObject *rej = wf_json_object (r, "rejected");
+  JsonObject *by = wf_json_object (r, "accepted_by_path");
+  JsonObject *carried = wf_json_object (r, "carried");
   g_autoptr(GList) names = rej ? json_object_get_members (rej) : NULL;
   g_autoptr(GString) which = g_string_new (NULL);
-  g_autofree char *line = NULL;
-  double total = 0, v, accepted = 0, untrusted = 0, unmatched = 0;
+  g_autofree char *line = NULL, *paths = NULL;
+  double total = 0, v, accepted = 0, untrusted = 0, unmatched = 0, addressed = 0, carried_n = 0;
 
   for (GList *l = names; l; l = l->next)
     if (wf_json_number (rej, l->data, &v) && v > 0)
@@ -424,10 +430,22 @@ render_reports (JsonObject *r, guint width, GString *out)
   wf_json_number (r, "accepted", &accepted);
   wf_json_number (r, "untrusted", &untrusted);
   wf_json_number (r, "unmatched", &unmatched);
-  line = g_strdup_printf ("reports     accepted %.0f, rejected %.0f%s%s%s, untrusted %.0f, "
-                          "unmatched %.0f", accepted, total, which->len ? " (" : "",
-                          which->str, which->len ? ")" : "", untrusted, unmatched);
+  /* An older daemon's file has no paths: the line as it was. */
+  if (by && wf_json_number (by, "addressed", &addressed) && wf_json_number (by, "carried", &carried_n))
+    paths = g_strdup_printf (" (addressed %.0f, carried %.0f)", addressed, carried_n);
+  line = g_strdup_printf ("reports     accepted %.0f%s, rejected %.0f%s%s%s, untrusted %.0f, "
+                          "unmatched %.0f", accepted, paths ? paths : "", total,
+                          which->len ? " (" : "", which->str, which->len ? ")" : "",
+                          untrusted, unmatched);
   put_line (out, width, line);
+  if (carried)
+    {
+      g_autofree char *note = str_member (carried, "note");
+
+      g_free (line);
+      line = g_strdup_printf ("carried     %s", note);
+      put_line (out, width, line);
+    }
 }
 
 void
