@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Every PromQL example of docs/prometheus.md parses: the indented blocks
-after "## Questions" become recording rules of a temporary file that
-`promtool check rules` reads. Exit 77 (skipped) without promtool.
+"""Every PromQL example of a document parses: the indented blocks after
+HEADING (default "## Questions", docs/prometheus.md) become recording
+rules of a temporary file that `promtool check rules` reads; fewer than
+MIN (default 10) expressions is a failure (the parser lost them). Exit 77
+(skipped) without promtool.
 
-Usage: check-doc-promql.py DOC
+Usage: check-doc-promql.py DOC [HEADING [MIN]]
 """
 import os
 import re
@@ -14,8 +16,8 @@ import sys
 import tempfile
 
 
-def expressions(text):
-    text = text.split("## Questions", 1)[1]
+def expressions(text, heading="## Questions"):
+    text = text.split(heading, 1)[1]
     exprs, block = [], []
     for line in text.splitlines() + [""]:
         if line.startswith("    "):
@@ -40,9 +42,11 @@ def main():
     if not shutil.which(promtool):
         print("promtool not found (package prometheus): skipped")
         return 77
+    heading = sys.argv[2] if len(sys.argv) > 2 else "## Questions"
+    minimum = int(sys.argv[3]) if len(sys.argv) > 3 else 10
     with open(sys.argv[1]) as f:
-        exprs = expressions(f.read())
-    if len(exprs) < 10:
+        exprs = expressions(f.read(), heading)
+    if len(exprs) < minimum:
         print("only %d expressions found: the parser lost them" % len(exprs))
         return 1
     with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:

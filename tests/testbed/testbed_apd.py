@@ -115,8 +115,12 @@ class Cell:
     """One testbed with a reporter per station; runs of wlanfair-apd."""
 
     def __init__(self, cfg: testbed.Config, apd: str, reportd: str, workdir: str,
-                 key: bytes = DEFAULT_KEY, log=print):
+                 key: bytes = DEFAULT_KEY, log=print, textfile_dir: Optional[str] = None):
+        """textfile_dir: None (default) runs every daemon with its Prometheus
+        textfile off; a directory: each reporter writes DIR/sta<i>/wlanfair.prom
+        and wlanfair-apd DIR/ap/wlanfair-ap.prom (bench/metrics-series)."""
         self.cfg, self.apd, self.reportd, self.log = cfg, apd, reportd, log
+        self.textfile_dir = textfile_dir
         os.makedirs(workdir, exist_ok=True)
         self.dir = tempfile.mkdtemp(prefix="cell-", dir=workdir)
         self.key = os.path.join(self.dir, "report.key")
@@ -190,10 +194,18 @@ class Cell:
                 f.write("%032x\n" % (0x5b00 + i))
             args = [self.reportd, "--config", self.empty_conf, "--machine-id", mid,
                     "-i", "wlan0", "--destination", "%s:%d" % (testbed.AP_WLAN_IP, REPORT_PORT),
-                    "--socket", "none", "--textfile-dir", "none"]
+                    "--socket", "none", "--textfile-dir", self.textfile_of("sta%d" % i)]
             if key:
                 args += ["--key", self.key]
             self.reporters.append(self.spawn(ns, args, os.path.join(self.dir, "reportd-%d.log" % i)))
+
+    def textfile_of(self, name: str) -> str:
+        """The textfile directory of one daemon ("none" without textfile_dir)."""
+        if not self.textfile_dir:
+            return "none"
+        d = os.path.join(self.textfile_dir, name)
+        os.makedirs(d, exist_ok=True)
+        return d
 
     def stop_reporters(self):
         for p in self.reporters:
@@ -213,7 +225,7 @@ class Cell:
             pass
         args = [self.apd, "-c", self.empty_conf, "-o", "interface=br0",
                 "-o", "stations-from=bridge-ports", "-o", "status=" + self.status_path,
-                "-o", "state=" + self.state_path, "-o", "textfile-dir=none"]
+                "-o", "state=" + self.state_path, "-o", "textfile-dir=" + self.textfile_of("ap")]
         if key:
             args += ["-o", "key=" + self.key]
         for s in settings:
