@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "wlanfair-textfile.h"
+
 static const char *
 objective_name (WfApdObjective o)
 {
@@ -205,28 +207,6 @@ wf_apd_output_status (const WfApdView *v)
 /* ---- Prometheus ------------------------------------------------------ */
 
 static void
-family (GString *out, const char *name, const char *type, const char *help)
-{
-  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-/* Label values of ours are MACs, fixed words and interface names: only
- * '\\' and '"' could need escaping, and they cannot occur; escape anyway. */
-static void
-label_value (GString *out, const char *v)
-{
-  for (const char *p = v; *p; p++)
-    {
-      if (*p == '\\' || *p == '"')
-        g_string_append_c (out, '\\');
-      if (*p == '\n')
-        g_string_append (out, "\\n");
-      else
-        g_string_append_c (out, *p);
-    }
-}
-
-static void
 sample (GString *out, const char *name, const char *labels, double value)
 {
   char num[G_ASCII_DTOSTR_BUF_SIZE];
@@ -252,59 +232,59 @@ wf_apd_output_prometheus (const WfApdView *v)
                                      WF_APD_MODE_FAIL_OPEN };
   GString *info = g_string_new (NULL);
 
-  family (out, "wlanfair_ap_info", "gauge",
-          "The controller's configuration (1; the labels say it).");
+  wf_textfile_family (out, "wlanfair_ap_info", "gauge",
+                      "The controller's configuration (1; the labels say it).");
   g_string_append (info, "interface=\"");
-  label_value (info, c->interface);
+  wf_textfile_label_value (info, c->interface);
   g_string_append_printf (info, "\",controller=\"%s\",actuator=\"%s\",objective=\"%s\"",
                           c->controller, c->actuator, objective_name (c->control.objective));
   sample (out, "wlanfair_ap_info", info->str, 1);
   g_string_free (info, TRUE);
 
-  family (out, "wlanfair_ap_mode", "gauge",
-          "1 for the mode the controller is in (control, observe, fail-open), 0 for the others.");
+  wf_textfile_family (out, "wlanfair_ap_mode", "gauge",
+                      "1 for the mode the controller is in (control, observe, fail-open), 0 for the others.");
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
       g_autofree char *l = g_strdup_printf ("mode=\"%s\"", wf_apd_mode_name (modes[i]));
       sample (out, "wlanfair_ap_mode", l, v->mode == modes[i]);
     }
-  family (out, "wlanfair_ap_rounds_total", "counter", "Control rounds run.");
+  wf_textfile_family (out, "wlanfair_ap_rounds_total", "counter", "Control rounds run.");
   sample (out, "wlanfair_ap_rounds_total", "", (double) v->rounds);
-  family (out, "wlanfair_ap_stations", "gauge", "Stations associated with the AP.");
+  wf_textfile_family (out, "wlanfair_ap_stations", "gauge", "Stations associated with the AP.");
   sample (out, "wlanfair_ap_stations", "", v->n_stations);
-  family (out, "wlanfair_ap_stations_with_demand", "gauge",
-          "Stations above the idle rate, among which fairness is measured.");
+  wf_textfile_family (out, "wlanfair_ap_stations_with_demand", "gauge",
+                      "Stations above the idle rate, among which fairness is measured.");
   sample (out, "wlanfair_ap_stations_with_demand", "", r->n_counted);
-  family (out, "wlanfair_ap_jain_index", "gauge",
-          "Jain's fairness index of the stations with demand (per unit of weight).");
+  wf_textfile_family (out, "wlanfair_ap_jain_index", "gauge",
+                      "Jain's fairness index of the stations with demand (per unit of weight).");
   sample (out, "wlanfair_ap_jain_index", "", r->jain);
-  family (out, "wlanfair_ap_tradeoff_index", "gauge",
-          "Utilisation-aware trade-off index against the estimated capacity (0: unknown).");
+  wf_textfile_family (out, "wlanfair_ap_tradeoff_index", "gauge",
+                      "Utilisation-aware trade-off index against the estimated capacity (0: unknown).");
   sample (out, "wlanfair_ap_tradeoff_index", "", r->tradeoff);
-  family (out, "wlanfair_ap_reports_accepted_total", "counter",
-          "Station reports that passed every check, by path (addressed: to this host; "
-          "carried: read in transit to another gateway).");
+  wf_textfile_family (out, "wlanfair_ap_reports_accepted_total", "counter",
+                      "Station reports that passed every check, by path (addressed: to this host; "
+                      "carried: read in transit to another gateway).");
   for (int p = 0; p < WF_APD_PATH_N; p++)
     {
       g_autofree char *l = g_strdup_printf ("path=\"%s\"", wf_apd_path_name (p));
       sample (out, "wlanfair_ap_reports_accepted_total", l, (double) v->accepted_by[p]);
     }
-  family (out, "wlanfair_ap_carried_reports_enabled", "gauge",
-          "1 when reports carried in transit are read (carried-reports=, CAP_NET_RAW).");
+  wf_textfile_family (out, "wlanfair_ap_carried_reports_enabled", "gauge",
+                      "1 when reports carried in transit are read (carried-reports=, CAP_NET_RAW).");
   sample (out, "wlanfair_ap_carried_reports_enabled", "", v->carried_on);
-  family (out, "wlanfair_ap_reports_rejected_total", "counter",
-          "Station reports dropped, by reason.");
+  wf_textfile_family (out, "wlanfair_ap_reports_rejected_total", "counter",
+                      "Station reports dropped, by reason.");
   for (int i = 1; i < WF_REPORT_REJECT_N; i++)
     {
       g_autofree char *l = g_strdup_printf ("reason=\"%s\"", wf_report_reject_to_string (i));
       sample (out, "wlanfair_ap_reports_rejected_total", l, (double) v->rejected[i]);
     }
-  family (out, "wlanfair_ap_reports_untrusted_total", "counter",
-          "Rounds in which a station's report claimed more than the AP carried.");
+  wf_textfile_family (out, "wlanfair_ap_reports_untrusted_total", "counter",
+                      "Rounds in which a station's report claimed more than the AP carried.");
   sample (out, "wlanfair_ap_reports_untrusted_total", "", (double) v->untrusted);
 
-  family (out, "wlanfair_ap_station_goodput_bytes_total", "counter",
-          "Goodput the controller counted for the station, by direction (down: AP to station).");
+  wf_textfile_family (out, "wlanfair_ap_station_goodput_bytes_total", "counter",
+                      "Goodput the controller counted for the station, by direction (down: AP to station).");
   for (guint i = 0; i < v->n_snap; i++)
     {
       g_autofree char *dn = mac_label (v->stations[i].mac_str, "direction=\"down\"");
@@ -312,23 +292,23 @@ wf_apd_output_prometheus (const WfApdView *v)
       sample (out, "wlanfair_ap_station_goodput_bytes_total", dn, v->counters[i].goodput_down_bytes);
       sample (out, "wlanfair_ap_station_goodput_bytes_total", up, v->counters[i].goodput_up_bytes);
     }
-  family (out, "wlanfair_ap_station_signal_dbm", "gauge", "Signal of the station as the AP hears it.");
+  wf_textfile_family (out, "wlanfair_ap_station_signal_dbm", "gauge", "Signal of the station as the AP hears it.");
   for (guint i = 0; i < v->n_snap; i++)
     if (v->stations[i].has_signal)
       {
         g_autofree char *l = mac_label (v->stations[i].mac_str, NULL);
         sample (out, "wlanfair_ap_station_signal_dbm", l, v->stations[i].signal_dbm);
       }
-  family (out, "wlanfair_ap_station_reporting", "gauge",
-          "1 when a fresh report of the station's host is in, and it agrees with the AP.");
+  wf_textfile_family (out, "wlanfair_ap_station_reporting", "gauge",
+                      "1 when a fresh report of the station's host is in, and it agrees with the AP.");
   for (guint i = 0; i < v->n_snap; i++)
     {
       g_autofree char *l = mac_label (v->stations[i].mac_str, NULL);
       sample (out, "wlanfair_ap_station_reporting", l,
               v->stations[i].reporting && v->stations[i].trusted);
     }
-  family (out, "wlanfair_ap_station_report_path", "gauge",
-          "1 for the path by which the station's latest fresh report arrived.");
+  wf_textfile_family (out, "wlanfair_ap_station_report_path", "gauge",
+                      "1 for the path by which the station's latest fresh report arrived.");
   for (guint i = 0; i < v->n_snap; i++)
     if (v->stations[i].reporting)
       for (int p = 0; p < WF_APD_PATH_N; p++)
@@ -337,8 +317,8 @@ wf_apd_output_prometheus (const WfApdView *v)
           g_autofree char *l = mac_label (v->stations[i].mac_str, pl);
           sample (out, "wlanfair_ap_station_report_path", l, v->stations[i].report_path == (WfApdPath) p);
         }
-  family (out, "wlanfair_ap_station_limited", "gauge",
-          "1 when the actuator holds the station back now.");
+  wf_textfile_family (out, "wlanfair_ap_station_limited", "gauge",
+                      "1 when the actuator holds the station back now.");
   for (guint i = 0; i < v->n_snap; i++)
     {
       g_autofree char *l = mac_label (v->stations[i].mac_str, NULL);
@@ -346,8 +326,8 @@ wf_apd_output_prometheus (const WfApdView *v)
     }
   if (c->control.knob == WF_ACTUATOR_KNOB_RATE)
     {
-      family (out, "wlanfair_ap_station_rate_limit_bytes_per_second", "gauge",
-              "The rate cap the actuator holds, by direction (absent: none).");
+      wf_textfile_family (out, "wlanfair_ap_station_rate_limit_bytes_per_second", "gauge",
+                          "The rate cap the actuator holds, by direction (absent: none).");
       for (guint i = 0; i < v->n_snap; i++)
         {
           const WfActuatorSetting *s = &v->applied[i].setting;
@@ -367,8 +347,8 @@ wf_apd_output_prometheus (const WfApdView *v)
     }
   else if (c->control.knob == WF_ACTUATOR_KNOB_DELAY)
     {
-      family (out, "wlanfair_ap_station_delay_seconds", "gauge",
-              "The delay the actuator adds to the AP's frames to the station.");
+      wf_textfile_family (out, "wlanfair_ap_station_delay_seconds", "gauge",
+                          "The delay the actuator adds to the AP's frames to the station.");
       for (guint i = 0; i < v->n_snap; i++)
         {
           g_autofree char *l = mac_label (v->stations[i].mac_str, NULL);
@@ -378,8 +358,8 @@ wf_apd_output_prometheus (const WfApdView *v)
     }
   else
     {
-      family (out, "wlanfair_ap_station_airtime_weight", "gauge",
-              "The airtime weight the actuator set (absent: the station's own).");
+      wf_textfile_family (out, "wlanfair_ap_station_airtime_weight", "gauge",
+                          "The airtime weight the actuator set (absent: the station's own).");
       for (guint i = 0; i < v->n_snap; i++)
         if (v->applied[i].setting.limited)
           {

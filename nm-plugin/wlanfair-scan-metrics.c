@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "wlanfair-scan-metrics.h"
+#include "wlanfair-textfile.h"
 
 gboolean
 wf_scan_hold_update (WfScanHold *h, gboolean holding, gint64 mono_us, gint64 real_us)
@@ -38,26 +39,12 @@ wf_scan_hold_seconds (const WfScanHold *h, gint64 mono_us)
   return us / (double) G_USEC_PER_SEC;
 }
 
-static void
-family (GString *out, const char *name, const char *type, const char *help)
-{
-  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
 /* Interface names and fixed words: nothing to escape in practice. */
 static void
 label (GString *out, const char *name, const char *value)
 {
   g_string_append_printf (out, "%s%s=\"", out->str[out->len - 1] == '{' ? "" : ",", name);
-  for (const char *p = value; *p; p++)
-    {
-      if (*p == '\\' || *p == '"')
-        g_string_append_c (out, '\\');
-      if (*p == '\n')
-        g_string_append (out, "\\n");
-      else
-        g_string_append_c (out, *p);
-    }
+  wf_textfile_label_value (out, value);
   g_string_append_c (out, '"');
 }
 
@@ -90,16 +77,16 @@ wf_scan_metrics_render (const WfScanMetricsDevice *devices, guint n, guint dbus_
   g_autofree WfScanMetricsDevice *d = NULL;
   gboolean any_holding = FALSE;
 
-  family (out, "wlanfair_scan_guard_dbus_holds", "gauge",
-          "D-Bus holds in force (Hold without Release); they hold scans off on every device.");
+  wf_textfile_family (out, "wlanfair_scan_guard_dbus_holds", "gauge",
+                      "D-Bus holds in force (Hold without Release); they hold scans off on every device.");
   g_string_append_printf (out, "wlanfair_scan_guard_dbus_holds %u\n", dbus_holds);
   if (n == 0)
     return g_string_free (out, FALSE);
   d = g_memdup2 (devices, n * sizeof *devices);
   qsort (d, n, sizeof *d, by_device);
 
-  family (out, "wlanfair_scan_guard_info", "gauge",
-          "The scan guard's configuration in effect for the device (1; the labels say it).");
+  wf_textfile_family (out, "wlanfair_scan_guard_info", "gauge",
+                      "The scan guard's configuration in effect for the device (1; the labels say it).");
   for (guint i = 0; i < n; i++)
     {
       sample_start (out, "wlanfair_scan_guard_info", &d[i]);
@@ -107,23 +94,23 @@ wf_scan_metrics_render (const WfScanMetricsDevice *devices, guint n, guint dbus_
       label (out, "policy", d[i].policy);
       g_string_append (out, "} 1\n");
     }
-  family (out, "wlanfair_scan_guard_holding", "gauge",
-          "1 while the guard holds background scans off (bgscan suppressed).");
+  wf_textfile_family (out, "wlanfair_scan_guard_holding", "gauge",
+                      "1 while the guard holds background scans off (bgscan suppressed).");
   for (guint i = 0; i < n; i++)
     {
       sample_start (out, "wlanfair_scan_guard_holding", &d[i]);
       g_string_append_printf (out, "} %d\n", d[i].hold->holding ? 1 : 0);
       any_holding |= d[i].hold->holding;
     }
-  family (out, "wlanfair_scan_guard_holds_total", "counter",
-          "Times the guard started holding scans off.");
+  wf_textfile_family (out, "wlanfair_scan_guard_holds_total", "counter",
+                      "Times the guard started holding scans off.");
   for (guint i = 0; i < n; i++)
     {
       sample_start (out, "wlanfair_scan_guard_holds_total", &d[i]);
       g_string_append_printf (out, "} %" G_GUINT64_FORMAT "\n", d[i].hold->holds);
     }
-  family (out, "wlanfair_scan_guard_held_seconds_total", "counter",
-          "Time the guard held scans off, in seconds.");
+  wf_textfile_family (out, "wlanfair_scan_guard_held_seconds_total", "counter",
+                      "Time the guard held scans off, in seconds.");
   for (guint i = 0; i < n; i++)
     {
       sample_start (out, "wlanfair_scan_guard_held_seconds_total", &d[i]);
@@ -131,8 +118,8 @@ wf_scan_metrics_render (const WfScanMetricsDevice *devices, guint n, guint dbus_
     }
   /* Only while holding: a rule then needs no "and holding". */
   if (any_holding)
-    family (out, "wlanfair_scan_guard_hold_started_timestamp_seconds", "gauge",
-            "When the current hold started, unix seconds (present only while holding).");
+    wf_textfile_family (out, "wlanfair_scan_guard_hold_started_timestamp_seconds", "gauge",
+                        "When the current hold started, unix seconds (present only while holding).");
   for (guint i = 0; i < n; i++)
     if (d[i].hold->holding)
       {

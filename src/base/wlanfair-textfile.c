@@ -46,3 +46,23 @@ wf_textfile_write (const char *dir, const char *name, const char *text, GError *
     g_unlink (tmp);
   return ok;
 }
+
+void
+wf_textfile_family (GString *out, const char *name, const char *type, const char *help)
+{
+  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void
+wf_textfile_label_value (GString *out, const char *value)
+{
+  for (const char *p = value; *p; p++)
+    {
+      if (*p == '\\' || *p == '"')
+        g_string_append_c (out, '\\');
+      if (*p == '\n')
+        g_string_append (out, "\\n");
+      else
+        g_string_append_c (out, *p);
+    }
+}

@@ -17,4 +17,13 @@ gboolean wf_textfile_write (const char *dir,
                             const char *text,
                             GError    **error);
 
+/* The exposition format's pieces every textfile of ours writes. */
+void wf_textfile_family      (GString    *out,
+                              const char *name,
+                              const char *type,
+                              const char *help);
+/* A label value escaped as the format wants (\\, \", \n). */
+void wf_textfile_label_value (GString    *out,
+                              const char *value);
+
 G_END_DECLS

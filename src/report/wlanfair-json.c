@@ -26,8 +26,12 @@ wf_json_array (JsonObject *o, const char *key)
 gboolean
 wf_json_number (JsonObject *o, const char *key, double *v)
 {
-  JsonNode *n = member (o, key);
+  return wf_json_node_number (member (o, key), v);
+}
 
+gboolean
+wf_json_node_number (JsonNode *n, double *v)
+{
   if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
     return FALSE;
   if (json_node_get_value_type (n) == G_TYPE_INT64)

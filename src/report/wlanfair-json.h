@@ -11,6 +11,7 @@ JsonObject *wf_json_object (JsonObject *o, const char *key);
 JsonArray  *wf_json_array  (JsonObject *o, const char *key);
 /* Integer or double member as a double. */
 gboolean    wf_json_number (JsonObject *o, const char *key, double *v);
+gboolean    wf_json_node_number (JsonNode *n, double *v);
 const char *wf_json_string (JsonObject *o, const char *key, const char *def);
 
 G_END_DECLS

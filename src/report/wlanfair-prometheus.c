@@ -73,15 +73,7 @@ append_label (GString *s, const char *name, const char *value)
   if (s->len > 0)
     g_string_append_c (s, ',');
   g_string_append_printf (s, "%s=\"", name);
-  for (const char *c = value; *c; c++)
-    {
-      if (*c == '\\' || *c == '"')
-        g_string_append_c (s, '\\');
-      if (*c == '\n')
-        g_string_append (s, "\\n");
-      else
-        g_string_append_c (s, *c);
-    }
+  wf_textfile_label_value (s, value);
   g_string_append_c (s, '"');
 }
 
@@ -152,17 +144,7 @@ emit_if (Out *out, JsonObject *o, const char *key, const char *metric,
 static gboolean
 array_number (JsonArray *a, guint i, double *v)
 {
-  JsonNode *n = json_array_get_element (a, i);
-
-  if (!JSON_NODE_HOLDS_VALUE (n))
-    return FALSE;
-  if (json_node_get_value_type (n) == G_TYPE_INT64)
-    *v = (double) json_node_get_int (n);
-  else if (json_node_get_value_type (n) == G_TYPE_DOUBLE)
-    *v = json_node_get_double (n);
-  else
-    return FALSE;
-  return TRUE;
+  return wf_json_node_number (json_array_get_element (a, i), v);
 }
 
 static void
@@ -365,8 +347,8 @@ wf_prometheus_render (JsonObject *body, gint64 time_us)
 
       if (f == NULL)
         continue;
-      g_string_append_printf (text, "# HELP %s %s\n# TYPE %s %s\n%s", f->name, metrics[m].help,
-                              f->name, metrics[m].type, f->samples->str);
+      wf_textfile_family (text, f->name, metrics[m].type, metrics[m].help);
+      g_string_append (text, f->samples->str);
     }
   g_ptr_array_unref (out.families);
   g_hash_table_unref (out.index);
