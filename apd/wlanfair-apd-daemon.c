@@ -142,11 +142,36 @@ carried_open (WfApdDaemon *d, GError **error)
   return TRUE;
 }
 
+/* Where the textfile goes: the configured directory, or node_exporter's
+ * where it exists; NULL for none. */
+static char *
+textfile_dir (const WfApdConfig *config)
+{
+  const char *dir = config->textfile_dir_explicit ? config->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
+
+  if (dir && dir[0] && (config->textfile_dir_explicit || g_file_test (dir, G_FILE_TEST_IS_DIR)))
+    return g_strdup (dir);
+  return NULL;
+}
+
+void
+wf_apd_remove_outputs (const WfApdConfig *config)
+{
+  g_autofree char *dir = textfile_dir (config);
+
+  if (config->status_path[0])
+    g_unlink (config->status_path);
+  if (dir)
+    {
+      g_autofree char *prom = g_build_filename (dir, WF_APD_PROM_FILE, NULL);
+      g_unlink (prom);
+    }
+}
+
 WfApdDaemon *
 wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
 {
   g_autoptr(WfApdDaemon) d = g_new0 (WfApdDaemon, 1);
-  const char *dir;
 
   d->config = config;
   d->key = key ? g_bytes_ref (key) : NULL;
@@ -215,9 +240,7 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
   if (!d->receiver || !carried_open (d, error))
     return NULL;
 
-  dir = config->textfile_dir_explicit ? config->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
-  if (dir && dir[0] && (config->textfile_dir_explicit || g_file_test (dir, G_FILE_TEST_IS_DIR)))
-    d->textfile_dir = g_strdup (dir);
+  d->textfile_dir = textfile_dir (config);
   d->mode = d->may_act ? WF_APD_MODE_FAIL_OPEN : WF_APD_MODE_OBSERVE;
   d->mode_reason = g_strdup (d->may_act ? "waiting for a first trusted report" : d->observe_reason);
   return g_steal_pointer (&d);
@@ -626,13 +649,6 @@ wf_apd_daemon_run (WfApdDaemon *d)
       g_critical ("lifting the limits: %s (wlanfair-apd --restore retries)", error->message);
       d->exit_code = 1;
     }
-  if (c->status_path[0])
-    g_unlink (c->status_path);
-  if (d->textfile_dir)
-    {
-      /* A stopped controller's last figures would look current. */
-      g_autofree char *prom = g_build_filename (d->textfile_dir, WF_APD_PROM_FILE, NULL);
-      g_unlink (prom);
-    }
+  wf_apd_remove_outputs (c);
   return d->exit_code;
 }

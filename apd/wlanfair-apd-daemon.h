@@ -42,6 +42,9 @@ int          wf_apd_daemon_run (WfApdDaemon *d);
 
 /* `--restore`: undoes what the state file records. */
 gboolean     wf_apd_restore (const char *state_path, GError **error);
+/* Removes the status file and the textfile a run writes: after a crash
+ * (`--restore`) as after a stop, last figures would look current. */
+void         wf_apd_remove_outputs (const WfApdConfig *config);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfApdDaemon, wf_apd_daemon_free)
 

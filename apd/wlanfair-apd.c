@@ -192,6 +192,7 @@ main (int argc, char **argv)
           g_printerr ("wlanfair-apd: %s\n", error->message);
           rc = 1;
         }
+      wf_apd_remove_outputs (&config);
       goto out;
     }
   if (!wf_apd_config_check (&config, &error))

@@ -141,6 +141,22 @@ class ApdDaemonTest(unittest.TestCase):
         self.assertIn(self.state, r.stderr)
         self.assertTrue(os.path.exists(self.state))
 
+    def test_restore_removes_stale_outputs(self):
+        # What a crashed run left beside its state: its status file and its
+        # textfile would look current to wlanfairctl and to Prometheus.
+        os.makedirs(os.path.dirname(self.status), exist_ok=True)
+        prom = os.path.join(self.prom, "wlanfair-ap.prom")
+        other = os.path.join(self.prom, "node.prom")
+        for path in (self.status, prom, other):
+            with open(path, "w") as f:
+                f.write("stale\n")
+        r = self.run_apd("-o", "state=" + self.state, "-o", "status=" + self.status,
+                         "-o", "textfile-dir=" + self.prom, "--restore")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(self.status))
+        self.assertFalse(os.path.exists(prom))
+        self.assertTrue(os.path.exists(other))     # nobody else's file
+
     # -- a run -----------------------------------------------------------
 
     def test_observe_without_key(self):
