@@ -52,12 +52,23 @@ check() {
 }
 fact() { printf '%s=%s\n' "$1" "$2" >> "$FACTS"; echo "fact $1=$2"; }
 
+# lab_versions: what this guest runs, as "name=version ..." (recorded with
+# every scenario's results: the support table quotes them).
+LAB_VERSION_PKGS="network-manager wpasupplicant hostapd systemd libbpf1 libglib2.0-0t64 libglib2.0-0 iw"
+lab_versions() {
+    local codename
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-?}")
+    printf 'debian=%s kernel=%s ' "$codename" "$(uname -r)"
+    # shellcheck disable=SC2086
+    dpkg-query -W -f='${Package}=${Version}\n' $LAB_VERSION_PKGS 2>/dev/null | grep -v '=$' | tr '\n' ' ' | sed 's/ $//'
+}
+
 # write_summary DIR SCENARIO: DIR/summary.json from results.txt + facts.txt.
 # Also used by the runner after a scenario was killed, so it takes its
 # inputs as arguments and depends on nothing a scenario sets up.
 write_summary() {
     python3 - "$1" "$2" <<'PY'
-import json, os, sys, time
+import json, os, subprocess, sys, time
 d, name = sys.argv[1], sys.argv[2]
 def lines(f):
     try:
@@ -72,10 +83,17 @@ for l in lines('results.txt'):
 facts = dict(l.split('=', 1) for l in lines('facts.txt') if '=' in l)
 t0 = float((lines('.t0') or [time.time()])[0])
 failed = sum(c['status'] != 'PASS' for c in checks)
+versions = {}
+try:
+    versions = dict(kv.split('=', 1) for kv in
+                    subprocess.run(['bash', '-c', '. /mnt/host/lab/lib.sh && lab_versions'],
+                                   capture_output=True, text=True, timeout=20).stdout.split() if '=' in kv)
+except (OSError, subprocess.SubprocessError):
+    pass
 s = {'scenario': name, 'ok': bool(checks) and failed == 0,
      'passed': len(checks) - failed, 'failed': failed,
      'duration_s': round(time.time() - t0, 1),
-     'kernel': os.uname().release, 'checks': checks, 'facts': facts}
+     'kernel': os.uname().release, 'versions': versions, 'checks': checks, 'facts': facts}
 json.dump(s, open(os.path.join(d, 'summary.json'), 'w'), indent=2)
 PY
 }
@@ -142,6 +160,19 @@ libbpf_at_least_1_2() {
     (( ${maj:-0} > 1 || (${maj:-0} == 1 && ${min:-0} >= 2) ))
 }
 journal_unit() { journalctl -b --no-pager -o short-precise -u $UNIT "$@"; }
+# check_unit_clean UNIT: the packaged unit file loads on this systemd (252
+# on Debian 12, 257 on Debian 13) without a warning: a directive one of
+# them did not know would be ignored, and the hardening it stands for
+# silently lost. Lines about other units (the image's own) are not ours to
+# judge; --man=no: the image has no man for Documentation= pages.
+check_unit_clean() {
+    local u=$1 v w
+    v=$(timeout 120 systemd-analyze verify --man=no "/usr/lib/systemd/system/$u" 2>&1 | grep -i 'wlanfair')
+    check "unit-verify-clean-${u%.service}" "$(tr '\n' ' ' <<< "$v")" test -z "$v"
+    # And what PID 1 said when it loaded the unit.
+    w=$(journalctl -b --no-pager -o cat _PID=1 | grep -F "$u:" | grep -i 'unknown\|ignoring\|invalid\|not supported' | sort -u)
+    check "unit-loaded-without-warnings-${u%.service}" "$(tr '\n' ' ' <<< "$w")" test -z "$w"
+}
 # state_dump: what a reader of log.txt needs when a check fails.
 state_dump() { unit_state; sysctls; pins; }
 
@@ -241,7 +272,12 @@ if v is None:
 else:
     print(v[1:-1] if len(v) >= 2 and v[0] == v[-1] == "\"" else v)'
 }
-# bgscan_set VALUE [IFACE]: what NetworkManager does not offer, and what a
-# forced test setup needs ("simple:5:-10:10": scan every 5 s).
-bgscan_set() { busctl --system set-property $WPAS "$(wpas_net "${2:-wlan1}")" $WPAS.Network Properties 'a{sv}' 1 bgscan s "$1"; }
+# bgscan_set VALUE [IFACE [KEY TYPE VALUE]...]: what NetworkManager does not
+# offer, and what a forced test setup needs (e.g. "simple:3:-10:3": a scan
+# every 3 s), with more network properties in the same call.
+bgscan_set() {
+    local v=$1 ifc=${2:-wlan1}; shift $(( $# >= 2 ? 2 : 1 ))
+    busctl --system set-property $WPAS "$(wpas_net "$ifc")" $WPAS.Network Properties 'a{sv}' \
+        $(( 1 + $# / 3 )) bgscan s "$v" "$@"
+}
 signal_dbm() { iw dev wlan1 link 2>/dev/null | awk '/signal:/ {print $2}'; }

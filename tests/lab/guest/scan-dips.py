@@ -15,7 +15,7 @@ import json
 import re
 import sys
 
-EV = re.compile(r'^(\d+\.\d+): (\S+) \(phy #\d+\): scan (started|finished|aborted)')
+EV = re.compile(r'^(\d+\.\d+): (\S+) \(phy #\d+\): scan (started|finished|aborted)(?::\s*([\d ]+))?')
 
 
 def scans(path, ifname):
@@ -30,7 +30,8 @@ def scans(path, ifname):
                 out.append({'start': cur, 'end': t, 'outcome': 'unknown'})
             cur = t
         elif cur is not None:
-            out.append({'start': cur, 'end': t, 'outcome': 'done' if what == 'finished' else 'aborted'})
+            out.append({'start': cur, 'end': t, 'outcome': 'done' if what == 'finished' else 'aborted',
+                        'channels': len((m.group(4) or '').split())})
             cur = None
     if cur is not None:
         out.append({'start': cur, 'end': None, 'outcome': 'running'})
@@ -55,6 +56,7 @@ def main():
             rows.append((float(p[0]), int(p[1]), int(p[2])))
     sc = scans(a.events, a.ifname)
     during = [s for s in sc if t0 + a.skip <= s['start'] <= t1]
+    overlap = [s for s in sc if s['start'] <= t1 and (s['end'] is None or s['end'] >= t0)]
     windows = [(s['start'], s['end'] if s['end'] is not None else t1) for s in sc]
     inside, outside = [], []
     # Bins: consecutive samples inside the traffic window, rate over each.
@@ -69,6 +71,11 @@ def main():
         'window': [t0, t1], 'scans_total': len(sc),
         'scans_started_in_traffic': len(during),
         'scan_starts_in_traffic': [round(s['start'] - t0, 2) for s in during],
+        'scans_per_min_in_traffic': round(len(during) * 60 / (t1 - t0 - a.skip), 2) if t1 - t0 > a.skip else None,
+        # Of the scans that overlap the window; the frequencies iw lists at
+        # a scan's end are what it covered.
+        'scans_aborted': sum(s['outcome'] == 'aborted' for s in overlap),
+        'scan_channels_max': max((s.get('channels', 0) for s in overlap), default=0),
         'scan_durations_s': [round(s['end'] - s['start'], 3) for s in sc if s['end']],
         'bins_in_scan': len(inside), 'bins_outside': len(outside),
         'mbps_in_scan': mean(inside), 'mbps_outside': mean(outside),

@@ -99,6 +99,7 @@ else
 fi
 HAVE_APD=0; [ -x $APD ] && HAVE_APD=1
 fact apd_installed "$HAVE_APD"
+[ $HAVE_APD = 1 ] && check_unit_clean wlanfair-apd.service
 [ $HAVE_APD = 1 ] && fact apd_version "$($APD --version 2>&1 | head -1)"
 # The hosts run plain TCP here, as in the paper: no ackloss congestion
 # control and no scan guard on the stations (both would be the package's

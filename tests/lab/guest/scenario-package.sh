@@ -86,6 +86,14 @@ run 60 systemctl start $REPORTD
 check reportd-active "$(systemctl show -p ActiveState,SubState,Result $REPORTD | tr '\n' ' ')" systemctl is-active -q $REPORTD
 fact scand_state "$(timeout 20 wlanfairctl scan status --json 2>&1 | head -c 300)"
 
+for u in $UNIT $SCAND $REPORTD; do check_unit_clean $u; done
+# The verify check can fail: a unit with a directive no systemd knows.
+probe=/run/systemd/system/wlanfair-verify-probe.service
+printf '[Service]\nExecStart=/bin/true\nProtectEverything=yes\n' > $probe
+v=$(timeout 120 systemd-analyze verify --man=no $probe 2>&1 | grep -i 'wlanfair')
+rm -f $probe
+check unit-verify-sees-unknown-key "verify said: '$(tr '\n' ' ' <<< "$v")'" grep -q ProtectEverything <<< "$v"
+
 for u in $UNIT $SCAND $REPORTD; do
     say "systemd-analyze security $u"
     run 180 systemd-analyze security --no-pager $u > "$OUT/security-$u.txt" 2>&1
