@@ -53,6 +53,7 @@ struct wf_rwnd_flow {
   __u64 syn_ns;        /* first SYN seen (ktime) */
   __u64 last_ns;       /* last segment seen */
   __u64 rewritten[2];  /* segments whose window was lowered */
+  __u64 bytes[2];      /* TCP payload bytes k sent (from the handshake on) */
   __u32 clamp[2];      /* bytes: the window last let through to k */
   __u32 edge[2];       /* sequence number: right edge last granted to k */
   __u32 rtt_us;        /* SYN -> the ACK of the SYN-ACK, at this hop; 0: none */

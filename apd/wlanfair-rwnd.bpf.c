@@ -287,7 +287,7 @@ wf_rwnd (struct __sk_buff *skb)
   struct tcp_fixed th;
   struct wf_rwnd_flow *f;
   __u8 src[16] = { 0 }, dst[16] = { 0 };
-  __u32 l4off, s, hlen;
+  __u32 l4off, l4len, s, hlen;
   __u64 now;
 
   if (skb->protocol == bpf_htons (ETH_P_IP))
@@ -301,6 +301,7 @@ wf_rwnd (struct __sk_buff *skb)
       if (hlen < 20)
         return TC_ACT_OK;
       l4off = ETH_HLEN + hlen;
+      l4len = bpf_ntohs (ip.tot_len) - hlen;
       __builtin_memcpy (src, &ip.saddr, 4);
       __builtin_memcpy (dst, &ip.daddr, 4);
       key.family = AF_INET;
@@ -314,6 +315,7 @@ wf_rwnd (struct __sk_buff *skb)
           ip6.nexthdr != IPPROTO_TCP)
         return TC_ACT_OK;
       l4off = ETH_HLEN + sizeof ip6;
+      l4len = bpf_ntohs (ip6.payload_len);
       __builtin_memcpy (src, ip6.saddr, 16);
       __builtin_memcpy (dst, ip6.daddr, 16);
       key.family = AF_INET6;
@@ -363,6 +365,14 @@ wf_rwnd (struct __sk_buff *skb)
     {
       f->last_ns = now;
       return TC_ACT_OK;
+    }
+  /* Bytes per sender: the actuator splits a station's rate among the
+   * flows that move data. (A GSO packet counts as one IP packet.) */
+  if (l4len > (__u32) (th.doff_res >> 4) * 4)
+    {
+      __u32 payload = l4len - (th.doff_res >> 4) * 4;
+
+      __sync_fetch_and_add (s ? &f->bytes[1] : &f->bytes[0], payload);
     }
   if ((th.flags & (TH_ACK | TH_RST)) == TH_ACK)
     on_ack (skb, &key, f, s, &th, l4off, now);

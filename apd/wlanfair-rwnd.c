@@ -98,13 +98,8 @@ wf_rwnd_free (WfRwnd *rw)
 {
   if (!rw)
     return;
-  if (rw->ifindex)
-    {
-      g_autoptr(GError) error = NULL;
-
-      if (!wf_rwnd_detach (rw, &error))
-        g_warning ("%s", error->message);
-    }
+  /* Attached filters hold the program and its maps: they stay (as
+   * after a crash) until wf_rwnd_detach or wf_rwnd_detach_ifname. */
   if (rw->skel)
     wlanfair_rwnd__destroy (rw->skel);
   g_free (rw);
@@ -347,6 +342,7 @@ wf_rwnd_flows (WfRwnd *rw, GError **error)
           f.wscale[k] = v.wscale[k];
           f.mss[k] = v.mss[k];
           f.rewritten[k] = v.rewritten[k];
+          f.bytes[k] = v.bytes[k];
           f.clamp[k] = v.clamp[k];
           if (bpf_map_lookup_elem (tfd, &tk, &t) == 0)
             f.target[k] = t.window;

@@ -30,6 +30,7 @@ typedef struct {
   double   rtt_s;           /* handshake RTT at this hop, 0: none */
   double   idle_s;          /* since the last segment */
   guint64  rewritten[2];    /* segments whose window to k was lowered */
+  guint64  bytes[2];        /* payload bytes k sent */
   guint32  clamp[2];        /* bytes: the window last let through to k */
   guint32  target[2];       /* bytes: k's target as a sender, 0: none */
 } WfRwndFlow;
@@ -40,7 +41,9 @@ gboolean wf_rwnd_probe (GError **error);
 
 /* Loads the program (floor: segments, 0: the default). Not attached. */
 WfRwnd  *wf_rwnd_new (guint floor_mss, GError **error);
-void     wf_rwnd_free (WfRwnd *rw);   /* detaches what it attached */
+/* Leaves attached filters in place (they keep the program running, as
+ * after a crash): detach first. */
+void     wf_rwnd_free (WfRwnd *rw);
 int      wf_rwnd_prog_fd (WfRwnd *rw);
 
 /* Attaches on ifname's ingress and egress, creating clsact only when no
