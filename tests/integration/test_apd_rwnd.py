@@ -22,6 +22,7 @@ from wftest import run  # noqa: E402
 
 ACT = os.environ.get("WF_ACTUATE", "wf-actuate")
 DELAY = os.environ.get("WF_DELAY", "wf-delay")
+APD = os.environ.get("WLANFAIR_APD", "wlanfair-apd")
 SKIP = 77
 ONE_WAY_MS = 15
 WIRE_BPS = 40e6
@@ -290,6 +291,19 @@ class ApdRwndTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.state))
         # Idempotent.
         self.path.sh(self.path.ap, ACT, "--state", self.state, "restore")
+
+    def test_crash_then_apd_restore(self):
+        """wlanfair-apd --restore (ExecStopPost=) undoes it too."""
+        a = self.actuator()
+        self.assertEqual(a("start"), "ok")
+        self.assertEqual(a.crash(), 3)
+        self.assertEqual(self.path.rwnd_filters(), 2)
+        r = self.path.sh(self.path.ap, APD, "-o", "state=" + self.state, "-o", "status=",
+                         "-o", "textfile-dir=", "--restore", check=False)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.path.rwnd_filters(), 0)
+        self.assertFalse(self.path.has_clsact())
+        self.assertFalse(os.path.exists(self.state))
 
 
 if __name__ == "__main__":
