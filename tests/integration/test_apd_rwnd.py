@@ -178,16 +178,18 @@ class ApdRwndTest(unittest.TestCase):
         self.acts.append(a)
         return a
 
-    def iperf(self, v, reverse, seconds, port):
-        """iperf3 from the station to the server (reverse: the server
-        sends), 1 s intervals; returns the running client."""
-        self.path.sh(self.path.srv, "iperf3", "-s", "-1", "-D", "-B", self.path.addr[v][1],
-                     "-p", str(port))
+    def iperf(self, v, download, seconds, port):
+        """iperf3 -R: the client receives and counts (1 s intervals), the
+        server sends. Download: the server's namespace sends to the
+        station; upload: the station runs the server and sends. Returns
+        the running client."""
+        ns, peer = (self.path.srv, self.path.sta) if download else (self.path.sta, self.path.srv)
+        addr = self.path.addr[v][1 if download else 0]
+        self.path.sh(ns, "iperf3", "-s", "-1", "-D", "-B", addr, "-p", str(port))
         time.sleep(0.3)
-        args = ["ip", "netns", "exec", self.path.sta, "iperf3", "-c", self.path.addr[v][1],
-                "-p", str(port), "-t", str(seconds), "-i", "1", "-J"]
-        return subprocess.Popen(args + (["-R"] if reverse else []), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(["ip", "netns", "exec", peer, "iperf3", "-c", addr, "-p", str(port),
+                                 "-t", str(seconds), "-i", "1", "-J", "-R"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     @staticmethod
     def rate(result, t0, t1):
