@@ -131,11 +131,12 @@ moved_data (Sta *s, const WfRwndFlow *f, guint sender)
   return f->bytes[sender] - (prev ? prev[sender] : 0) > RWND_ACTIVE_BYTES;
 }
 
+/* Sets the targets of s's connections among `flows` (the map as read
+ * once for the round). */
 static gboolean
-apply (WfActuator *a, Sta *s, GError **error)
+apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
 {
   Rwnd *r = a->priv;
-  g_autoptr(GArray) flows = NULL;
   g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr(GHashTable) sent = NULL;
   g_autofree char *summary = NULL;
@@ -147,8 +148,6 @@ apply (WfActuator *a, Sta *s, GError **error)
   g_autoptr(GArray) old = g_steal_pointer (&s->tkeys);
 
   s->tkeys = g_array_new (FALSE, FALSE, sizeof (struct wf_rwnd_tkey));
-  if (!(flows = wf_rwnd_flows (r->rw, error)))
-    return FALSE;
 
   /* The station's live connections, and the weight of those that move
    * data in each direction (1 each: equal shares; the hook of the
@@ -246,6 +245,7 @@ rwnd_set (WfActuator *a, const WfApdStation *sta, const WfActuatorSetting *setti
 {
   Rwnd *r = a->priv;
   Sta *s = g_hash_table_lookup (r->stations, sta->mac_str);
+  g_autoptr(GArray) flows = NULL;
 
   if (!(setting->rate_down_bps >= 0) || !(setting->rate_up_bps >= 0))
     {
@@ -269,7 +269,9 @@ rwnd_set (WfActuator *a, const WfApdStation *sta, const WfActuatorSetting *setti
     s->setting.rate_down_bps = MAX (s->setting.rate_down_bps, WF_ACTUATOR_RATE_FLOOR_BPS);
   if (s->setting.limited && s->setting.rate_up_bps > 0)
     s->setting.rate_up_bps = MAX (s->setting.rate_up_bps, WF_ACTUATOR_RATE_FLOOR_BPS);
-  return apply (a, s, error);
+  if (!(flows = wf_rwnd_flows (r->rw, error)))
+    return FALSE;
+  return apply (a, s, flows, error);
 }
 
 static gboolean
@@ -329,12 +331,17 @@ static gboolean
 rwnd_refresh (WfActuator *a, GError **error)
 {
   Rwnd *r = a->priv;
+  g_autoptr(GArray) flows = NULL;
   GHashTableIter it;
   gpointer v;
 
+  if (g_hash_table_size (r->stations) == 0)
+    return TRUE;
+  if (!(flows = wf_rwnd_flows (r->rw, error)))
+    return FALSE;
   g_hash_table_iter_init (&it, r->stations);
   while (g_hash_table_iter_next (&it, NULL, &v))
-    if (!apply (a, v, error))
+    if (!apply (a, v, flows, error))
       return FALSE;
   return TRUE;
 }
