@@ -243,6 +243,24 @@ class ApdRwndTest(unittest.TestCase):
     def test_upload_ipv6(self):
         self.clamp_case(6, False)
 
+    def test_refresh_takes_new_flow(self):
+        """A connection opened after the set gets its share at the next
+        round's refresh."""
+        a = self.actuator()
+        self.assertEqual(a("start"), "ok")
+        self.assertEqual(a("addr %s %s" % (MAC, self.path.addr[4][0])), "ok")
+        self.assertEqual(a("set %s %d 0" % (MAC, CLAMP_BPS)), "ok")
+        client = self.iperf(4, True, 6, 5401)
+        time.sleep(2.3)
+        self.assertEqual(a("refresh"), "ok")
+        out, err = client.communicate(timeout=30)
+        self.assertEqual(client.returncode, 0, err)
+        clamped = self.rate(json.loads(out), 3, 6)
+        sys.stderr.write("refresh: clamp %.1f Mbit/s -> %.2f Mbit/s\n"
+                         % (CLAMP_BPS / 1e6, clamped / 1e6))
+        self.assertAlmostEqual(clamped / CLAMP_BPS, 1.0, delta=0.10)
+        self.assertEqual(a("stop"), "ok")
+
     def test_untouched_without_handshake(self):
         """A connection opened before the start runs free, and is said to."""
         client = self.iperf(4, True, 6, 5301)
