@@ -144,7 +144,6 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
   /* [0] down: the peer sends; [1] up: the station sends. */
   double rate[2] = { s->setting.rate_down_bps, s->setting.rate_up_bps };
   double weight_sum[2] = { 0, 0 };
-
   g_autoptr(GArray) old = g_steal_pointer (&s->tkeys);
 
   s->tkeys = g_array_new (FALSE, FALSE, sizeof (struct wf_rwnd_tkey));

@@ -3,7 +3,7 @@
 namespace, an AP namespace that routes (the rwnd program on its station
 side), a wire namespace that delays (wf-delay: this kernel has neither
 netem nor fq) and a server namespace. Path: 15 ms each way (30 ms RTT),
-40 Mbit/s. Needs root and iperf3; exits 77 (skip) otherwise. One case
+40 Mbit/s. Needs root, iperf3 and ethtool; exits 77 (skip) otherwise. One case
 per process:
     test_apd_rwnd.py ApdRwndTest.test_download_ipv4
 """
@@ -330,7 +330,8 @@ if __name__ == "__main__":
     if os.geteuid() != 0:
         print("SKIP: needs root")
         sys.exit(SKIP)
-    if run("sh", "-c", "command -v iperf3", check=False).returncode != 0:
-        print("SKIP: needs iperf3")
-        sys.exit(SKIP)
+    for tool in ("iperf3", "ethtool"):
+        if run("sh", "-c", "command -v " + tool, check=False).returncode != 0:
+            print("SKIP: needs " + tool)
+            sys.exit(SKIP)
     unittest.main()
