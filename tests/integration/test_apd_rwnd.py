@@ -34,7 +34,7 @@ class Path:
     """sta -- ap (routes; the AP interface `dev`) -- wire (wf-delay) -- srv.
     Names carry the pid; nothing outlives close()."""
 
-    def __init__(self):
+    def __init__(self, sta_offload=False):
         pid = os.getpid()
         p = "wfrw%d" % pid
         self.sta, self.ap, self.wire, self.srv = (p + "-sta", p + "-ap", p + "-wire", p + "-srv")
@@ -53,9 +53,13 @@ class Path:
                     "netns", bns)
                 devs += [(ans, a), (bns, b)]
             # Full checksums in software and checked on receipt (veth would
-            # mark them unnecessary), frames no larger than the MTU.
+            # mark them unnecessary), frames no larger than the MTU. With
+            # sta_offload the station's segments stay CHECKSUM_PARTIAL
+            # through the AP, which completes them in software on its way
+            # out to the wire.
             for ns, dev in devs:
-                run("ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", "off", "rx", "off",
+                tx = "on" if sta_offload and ns == self.sta else "off"
+                run("ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", tx, "rx", "off",
                     "tso", "off", "gso", "off", "gro", "off")
                 run("ip", "-n", ns, "link", "set", dev, "up")
             run("ip", "netns", "exec", self.wire, "sysctl", "-qw",
@@ -154,7 +158,7 @@ class ApdRwndTest(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="wfrwnd-")
         self.state = os.path.join(self.tmp, "run", "state")
         self.log = os.path.join(self.tmp, "wf-actuate.log")
-        self.path = Path()
+        self.path = Path(sta_offload=self._testMethodName.endswith("_partial"))
         self.acts = []
 
     def tearDown(self):
@@ -242,6 +246,10 @@ class ApdRwndTest(unittest.TestCase):
 
     def test_upload_ipv6(self):
         self.clamp_case(6, False)
+
+    def test_download_ipv4_partial(self):
+        """The station's ACKs rewritten as CHECKSUM_PARTIAL skbs."""
+        self.clamp_case(4, True)
 
     def test_refresh_takes_new_flow(self):
         """A connection opened after the set gets its share at the next
