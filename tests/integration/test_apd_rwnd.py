@@ -2,7 +2,7 @@
 """The rwnd actuator on the real kernel, driven by wf-actuate: a station
 namespace, an AP namespace that routes (the rwnd program on its station
 side), a wire namespace that delays (wf-delay: this kernel has neither
-netem nor fq) and a server namespace. Path: 15 ms each way (30 ms RTT),
+netem nor fq) and a server namespace. Path: 25 ms each way (50 ms RTT),
 40 Mbit/s. Needs root, iperf3 and ethtool; exits 77 (skip) otherwise. One case
 per process:
     test_apd_rwnd.py ApdRwndTest.test_download_ipv4
@@ -24,7 +24,7 @@ ACT = os.environ.get("WF_ACTUATE", "wf-actuate")
 DELAY = os.environ.get("WF_DELAY", "wf-delay")
 APD = os.environ.get("WLANFAIR_APD", "wlanfair-apd")
 SKIP = 77
-ONE_WAY_MS = 15
+ONE_WAY_MS = 25
 WIRE_BPS = 40e6
 CLAMP_BPS = 8e6
 MAC = "02:00:00:00:35:02"
