@@ -137,14 +137,49 @@ segment (const Conn *c, gboolean from_client, guint8 flags, guint32 seq, guint32
   return b;
 }
 
+/* Appends n bytes of payload to a segment without options, lengths and
+ * checksums fixed. */
+static GByteArray *
+with_payload (GByteArray *b, gsize n)
+{
+  gboolean v6 = b->data[12] == 0x86;
+  gsize l4 = v6 ? 54 : 34;
+  guint8 fill[256];
+  guint16 csum;
+
+  g_assert (n <= sizeof fill);
+  memset (fill, 0x55, n);
+  g_byte_array_append (b, fill, (guint) n);
+  if (v6)
+    {
+      b->data[14 + 4] = (guint8) ((b->len - l4) >> 8);
+      b->data[14 + 5] = (guint8) (b->len - l4);
+    }
+  else
+    {
+      b->data[14 + 2] = (guint8) ((b->len - 14) >> 8);
+      b->data[14 + 3] = (guint8) (b->len - 14);
+      b->data[14 + 10] = b->data[14 + 11] = 0;
+      csum = (guint16) ~fold (sum16 (b->data + 14, 20, 0));
+      b->data[14 + 10] = (guint8) (csum >> 8);
+      b->data[14 + 11] = (guint8) csum;
+    }
+  b->data[l4 + 16] = b->data[l4 + 17] = 0;
+  csum = (guint16) ~fold (tcp_sum (b->data, b->len));
+  b->data[l4 + 16] = (guint8) (csum >> 8);
+  b->data[l4 + 17] = (guint8) csum;
+  g_assert_true (checksum_ok (b->data, b->len));
+  return b;
+}
+
 /* Runs the program on pkt; out gets what it leaves (same length). */
 static void
 run (WfRwnd *rw, GByteArray *pkt, guint8 *out)
 {
   LIBBPF_OPTS (bpf_test_run_opts, o, .data_in = pkt->data, .data_size_in = pkt->len,
-               .data_out = out, .data_size_out = 256, .repeat = 1);
+               .data_out = out, .data_size_out = 512, .repeat = 1);
 
-  g_assert_cmpint (pkt->len, <=, 256);
+  g_assert_cmpint (pkt->len, <=, 512);
   g_assert_cmpint (bpf_prog_test_run_opts (wf_rwnd_prog_fd (rw), &o), ==, 0);
   g_assert_cmpint (o.retval, ==, TC_ACT_OK);
   g_assert_cmpuint (o.data_size_out, ==, pkt->len);
@@ -155,7 +190,7 @@ run (WfRwnd *rw, GByteArray *pkt, guint8 *out)
 static guint16
 run_window (WfRwnd *rw, GByteArray *pkt)
 {
-  guint8 out[256];
+  guint8 out[512];
   gsize w = pkt->len - 20 + 14;  /* segments without options here */
 
   run (rw, pkt, out);
@@ -170,7 +205,7 @@ run_window (WfRwnd *rw, GByteArray *pkt)
 static void
 run_unchanged (WfRwnd *rw, GByteArray *pkt)
 {
-  guint8 out[256];
+  guint8 out[512];
 
   run (rw, pkt, out);
   g_assert_cmpmem (out, pkt->len, pkt->data, pkt->len);
@@ -400,6 +435,35 @@ test_no_handshake (void)
   g_assert_cmpuint (f.rewritten[kc ^ 1], ==, 0);
 }
 
+/* Payload bytes per sender, IPv4 and IPv6 (what the actuator splits a
+ * station's rate by); a data segment of a controlled flow's sender passes
+ * unchanged. */
+static void
+test_bytes_counted (void)
+{
+  g_autoptr(WfRwnd) rw = load ();
+
+  for (int family = AF_INET; family <= AF_INET6; family += AF_INET6 - AF_INET)
+    {
+      Conn c;
+      guint kc;
+      WfRwndFlow f;
+
+      conn_init (&c, family, 46000);
+      handshake (rw, &c, 1460, 7, 1460, 7);
+      f = find (rw, &c, &kc);
+      set_target (rw, &f, kc ^ 1, 10000);
+      for (guint32 k = 0; k < 3; k++)
+        run_unchanged (rw, with_payload (segment (&c, FALSE, ACK | PSH, 5001 + k * 200, 1001,
+                                                  500, NULL, 0), 200));
+      run_unchanged (rw, with_payload (segment (&c, TRUE, ACK | PSH, 1001, 5601, 500, NULL, 0),
+                                       10));
+      f = find (rw, &c, &kc);
+      g_assert_cmpuint (f.bytes[kc ^ 1], ==, 600);
+      g_assert_cmpuint (f.bytes[kc], ==, 10);
+    }
+}
+
 /* Uncontrolled flows, UDP, fragments: byte for byte. */
 static void
 test_uncontrolled_unchanged (void)
@@ -458,5 +522,6 @@ main (int argc, char **argv)
   g_test_add_func ("/rwnd/syn-retransmitted", test_syn_retransmitted);
   g_test_add_func ("/rwnd/no-handshake", test_no_handshake);
   g_test_add_func ("/rwnd/uncontrolled-unchanged", test_uncontrolled_unchanged);
+  g_test_add_func ("/rwnd/bytes-counted", test_bytes_counted);
   return g_test_run ();
 }
