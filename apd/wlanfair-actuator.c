@@ -17,6 +17,9 @@ static const WfActuatorOps *const actuators[] = {
   &wf_actuator_rate,
   &wf_actuator_delay,
   &wf_actuator_airtime,
+#ifdef WF_HAVE_RWND
+  &wf_actuator_rwnd,
+#endif
   &wf_actuator_fake,
   NULL,
 };
@@ -216,6 +219,14 @@ wf_actuator_stop (WfActuator *a, GError **error)
     return FALSE;
   g_message ("%s on %s: stopped, changes undone", a->ops->name, a->ifname);
   return TRUE;
+}
+
+gboolean
+wf_actuator_refresh (WfActuator *a, GError **error)
+{
+  if (!a->started || !a->ops->refresh)
+    return TRUE;
+  return a->ops->refresh (a, error);
 }
 
 gboolean

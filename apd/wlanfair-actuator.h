@@ -65,6 +65,10 @@ typedef struct {
   /* After a crash: undo what the state's group for this actuator says was
    * set, without an instance's memory. Idempotent. */
   gboolean (*restore) (const char *ifname, WfApdState *state, GError **error);
+  /* Optional: called every control round while started, for an actuator
+   * whose set depends on more than the setting (rwnd: the connections
+   * there are now). */
+  gboolean (*refresh) (WfActuator *a, GError **error);
   void     (*finalize)(WfActuator *a);
 } WfActuatorOps;
 
@@ -101,6 +105,8 @@ gboolean wf_actuator_set (WfActuator *a, const WfApdStation *sta,
                           const WfActuatorSetting *setting, GError **error);
 gboolean wf_actuator_forget (WfActuator *a, const guint8 mac[6], GError **error);
 gboolean wf_actuator_stop (WfActuator *a, GError **error);
+/* The actuator's refresh, if it has one and is started (else nothing). */
+gboolean wf_actuator_refresh (WfActuator *a, GError **error);
 
 /* Restores what every actuator's group in `state` records (start-up after
  * a crash, `--restore`). Goes on after a failure, returns the first.
@@ -121,6 +127,9 @@ extern const WfActuatorOps wf_actuator_rate;
 extern const WfActuatorOps wf_actuator_delay;
 extern const WfActuatorOps wf_actuator_airtime;
 extern const WfActuatorOps wf_actuator_fake;
+#ifdef WF_HAVE_RWND
+extern const WfActuatorOps wf_actuator_rwnd;   /* built with the BPF toolchain */
+#endif
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfActuator, wf_actuator_free)
 

@@ -571,6 +571,15 @@ round_run (WfApdDaemon *d)
       applied[i] = st->applied;
       counters[i] = st->counters;
     }
+  /* An actuator that follows more than the settings (rwnd: the
+   * connections) catches up every round. */
+  if (d->exit_code == 0 && d->mode == WF_APD_MODE_CONTROL && d->actuator)
+    {
+      g_autoptr(GError) rerr = NULL;
+
+      if (!wf_actuator_refresh (d->actuator, &rerr))
+        g_warning ("%s", rerr->message);
+    }
 
   for (int r = 1; r < WF_REPORT_REJECT_N; r++)
     rejected[r] = wf_apd_receiver_rejected (d->receiver, r);

@@ -5,7 +5,8 @@
  *
  * COMMANDs run in order: probe; start (probe, then start); set MAC DOWN UP
  * (bit/s, 0: no cap); delay MAC US; weight MAC W; unset MAC (no limit);
- * forget MAC; stop; restore (everything FILE records, no instance);
+ * forget MAC; addr MAC IP (an address of the station, for rwnd); refresh;
+ * stop; restore (everything FILE records, no instance);
  * crash (exits at once, nothing undone). With --stdin, then one command
  * per line, each answered "ok" or "error: ..." on stdout; end of input
  * exits without stopping (what was set stays, as after a crash). */
@@ -15,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include "wlanfair-actuator.h"
 #include "wlanfair-error.h"
@@ -24,6 +27,7 @@ typedef struct {
   const char *name;
   WfApdState *state;
   WfActuator *a;
+  GHashTable *addrs;  /* mac_str -> WfApdStation with its addresses */
 } Ctx;
 
 static gboolean
@@ -93,6 +97,40 @@ run (Ctx *c, char **argv, int argc, int *used, GError **error)
     return wf_actuator_probe (c->a, error) && wf_actuator_start (c->a, error);
   if (g_str_equal (cmd, "stop"))
     return wf_actuator_stop (c->a, error);
+  if (g_str_equal (cmd, "refresh"))
+    return wf_actuator_refresh (c->a, error);
+  if (g_str_equal (cmd, "addr"))
+    {
+      WfApdStation *known;
+      WfApdAddr *ad;
+
+      *used = 3;
+      if (argc < 3 || !parse_mac (argv[1], &sta, error))
+        {
+          if (error && !*error)
+            g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "addr: MAC IP expected");
+          return FALSE;
+        }
+      if (!(known = g_hash_table_lookup (c->addrs, sta.mac_str)))
+        {
+          known = g_memdup2 (&sta, sizeof sta);
+          g_hash_table_insert (c->addrs, g_strdup (sta.mac_str), known);
+        }
+      if (known->n_addrs >= WF_APD_MAX_ADDRS)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "addr: at most %d", WF_APD_MAX_ADDRS);
+          return FALSE;
+        }
+      ad = &known->addrs[known->n_addrs];
+      ad->family = strchr (argv[2], ':') ? AF_INET6 : AF_INET;
+      if (inet_pton (ad->family, argv[2], ad->addr) != 1)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "'%s' is not an address", argv[2]);
+          return FALSE;
+        }
+      known->n_addrs++;
+      return TRUE;
+    }
 
   if (g_str_equal (cmd, "set") || g_str_equal (cmd, "delay") || g_str_equal (cmd, "weight") ||
       g_str_equal (cmd, "unset") || g_str_equal (cmd, "forget"))
@@ -109,6 +147,8 @@ run (Ctx *c, char **argv, int argc, int *used, GError **error)
       *used = want;
       if (!parse_mac (argv[1], &sta, error))
         return FALSE;
+      if (g_hash_table_contains (c->addrs, sta.mac_str))
+        sta = *(WfApdStation *) g_hash_table_lookup (c->addrs, sta.mac_str);
       if (g_str_equal (cmd, "forget"))
         return wf_actuator_forget (c->a, sta.mac, error);
       s.limited = !g_str_equal (cmd, "unset");
@@ -147,7 +187,7 @@ main (int argc, char **argv)
   GOptionEntry entries[] = {
     { "iface", 0, 0, G_OPTION_ARG_STRING, &ifname, "AP interface", "IF" },
     { "state", 0, 0, G_OPTION_ARG_FILENAME, &state_path, "record of changes", "FILE" },
-    { "actuator", 0, 0, G_OPTION_ARG_STRING, &name, "rate, delay, airtime, fake", "NAME" },
+    { "actuator", 0, 0, G_OPTION_ARG_STRING, &name, "rate, delay, airtime, rwnd, fake", "NAME" },
     { "stdin", 0, 0, G_OPTION_ARG_NONE, &from_stdin, "then commands from stdin", NULL },
     { NULL },
   };
@@ -169,6 +209,7 @@ main (int argc, char **argv)
   c.ifname = ifname;
   c.name = name;
   c.state = state;
+  c.addrs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (int k = 1; k < argc;)
     {
       int used;
@@ -177,6 +218,7 @@ main (int argc, char **argv)
         {
           fprintf (stderr, "wf-actuate: %s\n", error->message);
           wf_actuator_free (c.a);
+          g_hash_table_unref (c.addrs);
           return 1;
         }
       k += used;
@@ -201,5 +243,6 @@ main (int argc, char **argv)
         }
     }
   wf_actuator_free (c.a);
+  g_hash_table_unref (c.addrs);
   return 0;
 }

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rwnd: lowers the receive window that a controlled TCP flow's receiver
+ * advertises to its sender (SAP-LAW), at tc (clsact, direct action) on
+ * both sides of the AP interface. The window scale is only negotiated in
+ * the SYN and SYN-ACK, so it is learnt there; a connection whose handshake
+ * went by before the program was attached is never touched. Nothing is
+ * ever dropped: every path returns TC_ACT_OK. */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/pkt_cls.h>
+
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "wlanfair-rwnd-shared.h"
+
+char _license[] SEC ("license") = "GPL";
+
+#define AF_INET   2
+#define AF_INET6  10
+#define TH_SYN    0x02
+#define TH_RST    0x04
+#define TH_ACK    0x10
+#define WS_MAX    14            /* RFC 7323: larger shifts count as 14 */
+#define SYN_RTX   (1 << 8)      /* a SYN was retransmitted: no RTT (Karn) */
+
+/* Set by the loader before load. */
+const volatile __u32 wf_floor_mss = WF_RWND_FLOOR_MSS;
+
+struct {
+  __uint (type, BPF_MAP_TYPE_LRU_HASH);
+  __uint (max_entries, WF_RWND_FLOWS_MAX);
+  __type (key, struct wf_rwnd_key);
+  __type (value, struct wf_rwnd_flow);
+} flows SEC (".maps");
+
+struct {
+  __uint (type, BPF_MAP_TYPE_HASH);
+  __uint (max_entries, WF_RWND_TARGETS_MAX);
+  __type (key, struct wf_rwnd_tkey);
+  __type (value, struct wf_rwnd_target);
+} targets SEC (".maps");
+
+/* The fixed part of the TCP header we read (linux/tcp.h's bitfields
+ * depend on the host's byte order). */
+struct tcp_fixed {
+  __be16 source, dest;
+  __be32 seq, ack_seq;
+  __u8   doff_res, flags;
+  __be16 window, check, urg_ptr;
+};
+
+struct ip4_fixed {
+  __u8   ver_ihl, tos;
+  __be16 tot_len, id, frag_off;
+  __u8   ttl, protocol;
+  __be16 check;
+  __be32 saddr, daddr;
+};
+
+struct ip6_fixed {
+  __be32 vtc_flow;
+  __be16 payload_len;
+  __u8   nexthdr, hop_limit;
+  __u8   saddr[16], daddr[16];
+};
+
+struct syn_opts {
+  __u16 mss;
+  __u8  ws;
+  __u8  has_ws;
+};
+
+struct opt_walk {
+  __u8  buf[64];
+  __u32 i, len;
+  struct syn_opts o;
+};
+
+/* One option; bpf_loop (5.17+) verifies this once, where an unrolled
+ * walk over 40 bytes of options is too many states for the verifier. */
+static long
+opt_step (__u32 n, void *data)
+{
+  struct opt_walk *w = data;
+  __u32 i = w->i, olen;
+  __u8 kind;
+
+  if (i >= w->len || i >= 40)
+    return 1;
+  kind = w->buf[i & 63];
+  if (kind == 0)
+    return 1;
+  if (kind == 1)
+    {
+      w->i = i + 1;
+      return 0;
+    }
+  olen = w->buf[(i + 1) & 63];
+  if (olen < 2 || i + olen > w->len)
+    return 1;
+  if (kind == 2 && olen == 4)
+    w->o.mss = (__u16) (w->buf[(i + 2) & 63] << 8 | w->buf[(i + 3) & 63]);
+  else if (kind == 3 && olen == 3)
+    {
+      w->o.ws = w->buf[(i + 2) & 63];
+      w->o.has_ws = 1;
+    }
+  w->i = i + olen;
+  return 0;
+}
+
+/* MSS and window scale of a SYN's options. */
+static __always_inline void
+parse_syn_opts (struct __sk_buff *skb, __u32 off, __u32 len, struct syn_opts *o)
+{
+  struct opt_walk w = { 0 };
+
+  if (len < 1 || len > 40 || bpf_skb_load_bytes (skb, off, w.buf, len) < 0)
+    return;
+  w.len = len;
+  bpf_loop (40, opt_step, &w, 0);
+  *o = w.o;
+  if (o->ws > WS_MAX)
+    o->ws = WS_MAX;
+}
+
+/* 1 when (a, pa) sorts after (b, pb). */
+static __always_inline int
+endpoint_after (const __u8 *a, __u16 pa, const __u8 *b, __u16 pb)
+{
+  for (int k = 0; k < 16; k++)
+    if (a[k] != b[k])
+      return a[k] > b[k];
+  return pa > pb;
+}
+
+/* Endpoint s's SYN options. Branches, not [s]: clang turns a stack
+ * address plus an index into an OR the verifier refuses. */
+static __always_inline void
+set_side (struct wf_rwnd_flow *f, __u32 s, const struct syn_opts *o)
+{
+  if (s)
+    {
+      f->wscale[1] = o->ws;
+      f->mss[1] = o->mss;
+    }
+  else
+    {
+      f->wscale[0] = o->ws;
+      f->mss[0] = o->mss;
+    }
+}
+
+/* SYN or SYN-ACK from endpoint s. */
+static __always_inline void
+on_syn (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, __u32 s,
+        __u8 flags, __u32 opt_off, __u32 opt_len, __u64 now)
+{
+  struct syn_opts o = { 0 };
+  __u16 syn_bit = s ? WF_RWND_SYN1 : WF_RWND_SYN0;
+  __u16 ws_bit = s ? WF_RWND_WS1 : WF_RWND_WS0;
+
+  parse_syn_opts (skb, opt_off, opt_len, &o);
+  if (!(flags & TH_ACK))
+    {
+      /* A retransmitted SYN keeps what the first one recorded; a SYN
+       * after a completed handshake (port reuse) starts afresh. */
+      if (f && f->syn_side == s && !(f->flags & (WF_RWND_ACKED | WF_RWND_NO_HS)))
+        {
+          f->flags |= SYN_RTX;
+          f->last_ns = now;
+          return;
+        }
+      struct wf_rwnd_flow nf = { 0 };
+
+      nf.syn_ns = now;
+      nf.last_ns = now;
+      nf.syn_side = (__u8) s;
+      nf.flags = syn_bit | (o.has_ws ? ws_bit : 0);
+      set_side (&nf, s, &o);
+      bpf_map_update_elem (&flows, key, &nf, BPF_ANY);
+      return;
+    }
+  /* SYN-ACK: only for a SYN seen from the other side, recorded once. */
+  if (!f)
+    {
+      struct wf_rwnd_flow nf = { .flags = WF_RWND_NO_HS, .syn_ns = now, .last_ns = now };
+
+      bpf_map_update_elem (&flows, key, &nf, BPF_ANY);
+      return;
+    }
+  f->last_ns = now;
+  if (f->syn_side == s || (f->flags & (syn_bit | WF_RWND_NO_HS)))
+    return;
+  set_side (f, s, &o);
+  f->flags |= syn_bit | (o.has_ws ? ws_bit : 0);
+}
+
+/* A segment from endpoint r (the receiver) to its peer d (the sender). */
+static __always_inline void
+on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, __u32 r,
+        struct tcp_fixed *th, __u32 l4off, __u64 now)
+{
+  __u32 d = r ^ 1;
+  struct wf_rwnd_tkey tk = { .flow = *key, .sender = d };
+  struct wf_rwnd_target *t;
+  __u32 scale, mss, want, ack, orig, nw;
+  __u16 edge_bit = d ? WF_RWND_EDGE1 : WF_RWND_EDGE0;
+  __be16 old_be, new_be;
+
+  f->last_ns = now;
+  /* The third segment of the handshake: the RTT as seen from here. */
+  if (r == f->syn_side && !(f->flags & WF_RWND_ACKED))
+    {
+      f->flags |= WF_RWND_ACKED;
+      if (!(f->flags & SYN_RTX) && now > f->syn_ns)
+        f->rtt_us = (__u32) ((now - f->syn_ns) / 1000);
+    }
+  t = bpf_map_lookup_elem (&targets, &tk);
+  if (!t || t->window == 0)
+    return;
+
+  scale = (f->flags & WF_RWND_WS0) && (f->flags & WF_RWND_WS1) ? (r ? f->wscale[1] : f->wscale[0])
+                                                                 : 0;
+  if (scale > WS_MAX)
+    scale = WS_MAX;
+  mss = r ? f->mss[1] : f->mss[0];
+  if (mss == 0)
+    mss = key->family == AF_INET6 ? WF_RWND_MSS_V6 : WF_RWND_MSS_V4;
+  want = t->window;
+  if (want < wf_floor_mss * mss)
+    want = wf_floor_mss * mss;
+  ack = bpf_ntohl (th->ack_seq);
+  orig = bpf_ntohs (th->window);
+  if (f->flags & edge_bit)
+    {
+      /* Never take back a right edge already granted: the window shrinks
+       * as the ACKs catch up with it. */
+      __s32 room = (__s32) ((d ? f->edge[1] : f->edge[0]) - ack);
+
+      if (room > 0 && (__u32) room > want)
+        want = (__u32) room;
+      nw = (want + (1u << scale) - 1) >> scale;
+      if (nw > 0xffff)
+        nw = 0xffff;
+    }
+  else
+    nw = orig;  /* the first one: let it through, it is the edge to keep */
+  if (nw < orig)
+    {
+      old_be = th->window;
+      new_be = bpf_htons ((__u16) nw);
+      /* The window and the checksum change by opposite amounts, so a
+       * CHECKSUM_COMPLETE skb->csum stays right; bpf_l4_csum_replace
+       * leaves a CHECKSUM_PARTIAL one (a pseudo-header sum) alone. */
+      if (bpf_skb_store_bytes (skb, l4off + 14, &new_be, 2, 0) < 0)
+        return;
+      if (bpf_l4_csum_replace (skb, l4off + 16, old_be, new_be, 2) < 0)
+        {
+          bpf_skb_store_bytes (skb, l4off + 14, &old_be, 2, 0);
+          return;
+        }
+      __sync_fetch_and_add (d ? &f->rewritten[1] : &f->rewritten[0], 1);
+    }
+  else
+    nw = orig;
+  if (d)
+    {
+      f->edge[1] = ack + (nw << scale);
+      f->clamp[1] = nw << scale;
+    }
+  else
+    {
+      f->edge[0] = ack + (nw << scale);
+      f->clamp[0] = nw << scale;
+    }
+  f->flags |= edge_bit;
+}
+
+SEC ("tc")
+int
+wf_rwnd (struct __sk_buff *skb)
+{
+  struct wf_rwnd_key key = { 0 };
+  struct tcp_fixed th;
+  struct wf_rwnd_flow *f;
+  __u8 src[16] = { 0 }, dst[16] = { 0 };
+  __u32 l4off, l4len, s, hlen;
+  __u64 now;
+
+  if (skb->protocol == bpf_htons (ETH_P_IP))
+    {
+      struct ip4_fixed ip;
+
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip, sizeof ip) < 0 || ip.protocol != IPPROTO_TCP ||
+          (ip.ver_ihl >> 4) != 4 || (ip.frag_off & bpf_htons (0x3fff)))
+        return TC_ACT_OK;
+      hlen = (ip.ver_ihl & 0xf) * 4;
+      if (hlen < 20)
+        return TC_ACT_OK;
+      l4off = ETH_HLEN + hlen;
+      l4len = bpf_ntohs (ip.tot_len) - hlen;
+      __builtin_memcpy (src, &ip.saddr, 4);
+      __builtin_memcpy (dst, &ip.daddr, 4);
+      key.family = AF_INET;
+    }
+  else if (skb->protocol == bpf_htons (ETH_P_IPV6))
+    {
+      struct ip6_fixed ip6;
+
+      /* Extension headers: passed untouched. */
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip6, sizeof ip6) < 0 ||
+          ip6.nexthdr != IPPROTO_TCP)
+        return TC_ACT_OK;
+      l4off = ETH_HLEN + sizeof ip6;
+      l4len = bpf_ntohs (ip6.payload_len);
+      __builtin_memcpy (src, ip6.saddr, 16);
+      __builtin_memcpy (dst, ip6.daddr, 16);
+      key.family = AF_INET6;
+    }
+  else
+    return TC_ACT_OK;
+
+  if (bpf_skb_load_bytes (skb, l4off, &th, sizeof th) < 0 || (th.doff_res >> 4) < 5)
+    return TC_ACT_OK;
+
+  s = endpoint_after (src, th.source, dst, th.dest);
+  if (s)
+    {
+      __builtin_memcpy (key.addr[0], dst, 16);
+      __builtin_memcpy (key.addr[1], src, 16);
+      key.port[0] = th.dest;
+      key.port[1] = th.source;
+    }
+  else
+    {
+      __builtin_memcpy (key.addr[0], src, 16);
+      __builtin_memcpy (key.addr[1], dst, 16);
+      key.port[0] = th.source;
+      key.port[1] = th.dest;
+    }
+
+  now = bpf_ktime_get_ns ();
+  f = bpf_map_lookup_elem (&flows, &key);
+  if (th.flags & TH_SYN)
+    {
+      if (!(th.flags & TH_RST))
+        on_syn (skb, &key, f, s, th.flags, l4off + 20, (th.doff_res >> 4) * 4 - 20, now);
+      return TC_ACT_OK;
+    }
+  if (!f)
+    {
+      /* Mid-connection: remembered, so the status can say why it is left
+       * alone. */
+      struct wf_rwnd_flow nf = { .flags = WF_RWND_NO_HS, .last_ns = now };
+
+      if (!(th.flags & TH_RST))
+        bpf_map_update_elem (&flows, &key, &nf, BPF_NOEXIST);
+      return TC_ACT_OK;
+    }
+  if ((f->flags & (WF_RWND_SYN0 | WF_RWND_SYN1)) != (WF_RWND_SYN0 | WF_RWND_SYN1) ||
+      (f->flags & WF_RWND_NO_HS))
+    {
+      f->last_ns = now;
+      return TC_ACT_OK;
+    }
+  /* Bytes per sender: the actuator splits a station's rate among the
+   * flows that move data. (A GSO packet counts as one IP packet.) */
+  if (l4len > (__u32) (th.doff_res >> 4) * 4)
+    {
+      __u32 payload = l4len - (th.doff_res >> 4) * 4;
+
+      __sync_fetch_and_add (s ? &f->bytes[1] : &f->bytes[0], payload);
+    }
+  if ((th.flags & (TH_ACK | TH_RST)) == TH_ACK)
+    on_ack (skb, &key, f, s, &th, l4off, now);
+  else
+    f->last_ns = now;
+  return TC_ACT_OK;
+}
