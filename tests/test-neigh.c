@@ -381,6 +381,10 @@ netns_body (void)
 
     ip ("link add %s type bridge", br);
     ip ("link set %s master %s", vb, br);
+    /* va's own packets (MLD, router solicitations) would otherwise
+     * teach the bridge a second, dynamic entry at a moment of their
+     * choosing. */
+    ip ("link set dev %s type bridge_slave learning off", vb);
     ip ("link set %s up", br);
     ip ("link set %s up", vb);
     cmd = g_strdup_printf ("bridge fdb replace 02:00:00:00:00:05 dev %s master static", vb);
