@@ -42,6 +42,13 @@ struct {
   __type (value, struct wf_rwnd_target);
 } targets SEC (".maps");
 
+struct {
+  __uint (type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint (max_entries, WF_RWND_OTHER_N);
+  __type (key, __u32);
+  __type (value, __u64);
+} other SEC (".maps");
+
 /* The fixed part of the TCP header we read (linux/tcp.h's bitfields
  * depend on the host's byte order). */
 struct tcp_fixed {
@@ -124,6 +131,19 @@ parse_syn_opts (struct __sk_buff *skb, __u32 off, __u32 len, struct syn_opts *o)
   *o = w.o;
   if (o->ws > WS_MAX)
     o->ws = WS_MAX;
+}
+
+/* A packet no window can hold back: counted (per CPU, no atomics). At
+ * tc ingress skb->ingress_ifindex is the interface itself; at egress it
+ * is where a forwarded packet came in, or 0 for the host's own. */
+static __always_inline void
+count_other (struct __sk_buff *skb)
+{
+  __u32 k = skb->ingress_ifindex == skb->ifindex ? WF_RWND_OTHER_IN : WF_RWND_OTHER_OUT;
+  __u64 *v = bpf_map_lookup_elem (&other, &k);
+
+  if (v)
+    *v += skb->len;
 }
 
 /* 1 when (a, pa) sorts after (b, pb). */
@@ -294,8 +314,14 @@ wf_rwnd (struct __sk_buff *skb)
     {
       struct ip4_fixed ip;
 
-      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip, sizeof ip) < 0 || ip.protocol != IPPROTO_TCP ||
-          (ip.ver_ihl >> 4) != 4 || (ip.frag_off & bpf_htons (0x3fff)))
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip, sizeof ip) < 0 || (ip.ver_ihl >> 4) != 4)
+        return TC_ACT_OK;
+      if (ip.protocol != IPPROTO_TCP)
+        {
+          count_other (skb);
+          return TC_ACT_OK;
+        }
+      if (ip.frag_off & bpf_htons (0x3fff))
         return TC_ACT_OK;
       hlen = (ip.ver_ihl & 0xf) * 4;
       if (hlen < 20)
@@ -310,10 +336,14 @@ wf_rwnd (struct __sk_buff *skb)
     {
       struct ip6_fixed ip6;
 
-      /* Extension headers: passed untouched. */
-      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip6, sizeof ip6) < 0 ||
-          ip6.nexthdr != IPPROTO_TCP)
+      /* Extension headers: passed untouched (and counted as other). */
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip6, sizeof ip6) < 0)
         return TC_ACT_OK;
+      if (ip6.nexthdr != IPPROTO_TCP)
+        {
+          count_other (skb);
+          return TC_ACT_OK;
+        }
       l4off = ETH_HLEN + sizeof ip6;
       l4len = bpf_ntohs (ip6.payload_len);
       __builtin_memcpy (src, ip6.saddr, 16);

@@ -464,6 +464,52 @@ test_bytes_counted (void)
     }
 }
 
+static guint64
+other_sum (WfRwnd *rw)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 b[WF_RWND_OTHER_N];
+
+  g_assert_true (wf_rwnd_other_bytes (rw, b, &error));
+  g_assert_no_error (error);
+  return b[WF_RWND_OTHER_IN] + b[WF_RWND_OTHER_OUT];
+}
+
+/* The non-TCP counter (the UDP load of equal and rtt-fair): a UDP or
+ * ICMP packet adds its frame's bytes, IPv4 and IPv6; a TCP segment,
+ * controlled or not, adds nothing. */
+static void
+test_other_counted (void)
+{
+  g_autoptr(WfRwnd) rw = load ();
+  guint64 expect = 0;
+
+  g_assert_cmpuint (other_sum (rw), ==, 0);
+  for (int family = AF_INET; family <= AF_INET6; family += AF_INET6 - AF_INET)
+    {
+      Conn c;
+      GByteArray *p;
+      gsize proto = family == AF_INET ? 14 + 9 : 14 + 6;
+
+      conn_init (&c, family, 47000);
+      handshake (rw, &c, 1460, 7, 1460, 7);
+      run_unchanged (rw, with_payload (segment (&c, FALSE, ACK | PSH, 5001, 1001, 500, NULL, 0),
+                                       200));
+      g_assert_cmpuint (other_sum (rw), ==, expect);
+      /* The same bytes as UDP (17), then as ICMP (1 / 58). */
+      p = with_payload (segment (&c, TRUE, ACK, 1001, 5201, 500, NULL, 0), 100);
+      p->data[proto] = 17;
+      expect += p->len;
+      run_unchanged (rw, p);
+      g_assert_cmpuint (other_sum (rw), ==, expect);
+      p = segment (&c, FALSE, ACK, 5201, 1001, 500, NULL, 0);
+      p->data[proto] = family == AF_INET ? 1 : 58;
+      expect += p->len;
+      run_unchanged (rw, p);
+      g_assert_cmpuint (other_sum (rw), ==, expect);
+    }
+}
+
 /* Uncontrolled flows, UDP, fragments: byte for byte. */
 static void
 test_uncontrolled_unchanged (void)
@@ -523,5 +569,6 @@ main (int argc, char **argv)
   g_test_add_func ("/rwnd/no-handshake", test_no_handshake);
   g_test_add_func ("/rwnd/uncontrolled-unchanged", test_uncontrolled_unchanged);
   g_test_add_func ("/rwnd/bytes-counted", test_bytes_counted);
+  g_test_add_func ("/rwnd/other-counted", test_other_counted);
   return g_test_run ();
 }
