@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A rate cap per station by the TCP receive window (SAP-LAW): the BPF
+/* A rate cap per TCP flow by the receive window (SAP-LAW): the BPF
  * program of wlanfair-rwnd.bpf.c on the AP interface's ingress and egress
- * lowers the window advertised to each of the station's TCP senders to
- * rate x RTT. Downloads: the station's ACKs (ingress) to the server;
- * uploads: the server's ACKs (egress) to the station. Nothing is queued
- * or dropped; only TCP connections whose handshake the program saw are
- * held back (UDP, QUIC and tunnels are not). */
+ * lowers the window advertised to each TCP sender to rate x RTT.
+ * Downloads: the station's ACKs (ingress) to the server; uploads: the
+ * server's ACKs (egress) to the station. Nothing is queued or dropped;
+ * only TCP connections whose handshake the program saw are held back
+ * (UDP, QUIC and tunnels are not). The rate per flow comes from
+ * rwnd-policy= (wlanfair-rwnd-policy.h): the controller's per-station
+ * setting split among the station's flows (station), or the capacity
+ * less the non-TCP load shared among every flow (equal, rtt-fair). */
 #include "config.h"
 
 #include <string.h>
@@ -14,8 +17,9 @@
 #include "wlanfair-actuator.h"
 #include "wlanfair-error.h"
 #include "wlanfair-rwnd.h"
+#include "wlanfair-rwnd-policy.h"
 
-#define RWND_RTT_DEFAULT_S  0.050   /* neither a report nor a handshake */
+#define RWND_RTT_DEFAULT_S  WF_RWND_RTT_DEFAULT_S
 #define RWND_IDLE_S         30.0    /* a flow idle this long is not counted */
 #define RWND_ACTIVE_BYTES   16384   /* sent since the last apply: it moves data */
 
@@ -38,7 +42,22 @@ typedef struct {
 typedef struct {
   WfRwnd     *rw;
   GHashTable *stations;        /* mac_str -> Sta */
+  /* equal and rtt-fair: every flow of the interface at once. */
+  GHashTable *sent;            /* GBytes (struct wf_rwnd_key) -> guint64[2] bytes */
+  GHashTable *held;            /* GBytes (struct wf_rwnd_tkey): targets set */
+  gint64      other_us;        /* when other_bytes was read */
+  guint64     other_bytes;
+  double      other_bps;       /* the non-TCP load of the last round */
+  guint       n_held, n_active, n_unseen;
+  double      rate_bps;        /* rtt-fair: each flow's; equal: the shortest RTT's */
+  char       *logged;
 } Rwnd;
+
+static gboolean
+global_policy (WfActuator *a)
+{
+  return a->options.rwnd_policy != WF_RWND_POLICY_STATION;
+}
 
 static void
 sta_free (gpointer p)
@@ -49,6 +68,13 @@ sta_free (gpointer p)
   g_hash_table_unref (s->sent);
   g_free (s->logged);
   g_free (s);
+}
+
+static GHashTable *
+sent_table_new (void)
+{
+  return g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref,
+                                g_free);
 }
 
 static gboolean
@@ -71,6 +97,9 @@ rwnd_start (WfActuator *a, GError **error)
   if (!(r->rw = wf_rwnd_new (0, error)))
     return FALSE;
   r->stations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, sta_free);
+  r->sent = sent_table_new ();
+  r->held = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref,
+                                   NULL);
   /* Recorded first: a crash from here on leaves filters restore removes
    * (and, if it came before "clsact", an empty clsact qdisc). */
   if (!wf_actuator_record (a, "filters", "ingress,egress", error) ||
@@ -103,54 +132,47 @@ clear_targets (Rwnd *r, Sta *s, GError **error)
   return TRUE;
 }
 
-/* A flow's window for rate (bit/s) over rtt: at most what the field can
- * carry scaled by 14. */
-static guint32
-window_for (double rate_bps, double rtt_s)
+/* Bytes that endpoint `sender` of f sent since the last round, by the
+ * table of that round (a reused 4-tuple starts again from 0). */
+static guint64
+sent_since (GHashTable *prev_table, const WfRwndFlow *f, guint sender)
 {
-  double w = rate_bps / 8 * rtt_s;
+  g_autoptr(GBytes) key = g_bytes_new (&f->key, sizeof f->key);
+  const guint64 *prev = g_hash_table_lookup (prev_table, key);
+  guint64 p = prev ? prev[sender] : 0;
 
-  return w >= 65535.0 * (1 << 14) ? 65535u << 14 : (guint32) MAX (w, 1);
-}
-
-/* The station's rate split among its flows, each its weight's share
- * (equal weights for now: the RTT-fair policy will set them). */
-static double
-flow_share (double rate_bps, double weight, double weight_sum)
-{
-  return weight_sum > 0 ? rate_bps * weight / weight_sum : 0;
+  return f->bytes[sender] >= p ? f->bytes[sender] - p : f->bytes[sender];
 }
 
 /* Whether endpoint `sender` of f sent data since the last apply. */
 static gboolean
-moved_data (Sta *s, const WfRwndFlow *f, guint sender)
+moved_data (GHashTable *prev_table, const WfRwndFlow *f, guint sender)
 {
-  g_autoptr(GBytes) key = g_bytes_new (&f->key, sizeof f->key);
-  const guint64 *prev = g_hash_table_lookup (s->sent, key);
-
-  return f->bytes[sender] - (prev ? prev[sender] : 0) > RWND_ACTIVE_BYTES;
+  return sent_since (prev_table, f, sender) > RWND_ACTIVE_BYTES;
 }
 
 /* Sets the targets of s's connections among `flows` (the map as read
- * once for the round). */
+ * once for the round): the station's rate per direction split among
+ * its flows that move data that way (rwnd-policy=station). */
 static gboolean
 apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
 {
   Rwnd *r = a->priv;
   g_autoptr(GArray) mine = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) pf = g_array_new (FALSE, TRUE, sizeof (WfRwndPolicyFlow));
+  g_autoptr(GArray) pk = g_array_new (FALSE, FALSE, sizeof (struct wf_rwnd_tkey));
   g_autoptr(GHashTable) sent = NULL;
   g_autofree char *summary = NULL;
+  WfRwndPolicyParams params = { .policy = WF_RWND_POLICY_STATION };
   guint unseen = 0, n_report = 0, n_hs = 0, n_default = 0;
   /* [0] down: the peer sends; [1] up: the station sends. */
   double rate[2] = { s->setting.rate_down_bps, s->setting.rate_up_bps };
-  double weight_sum[2] = { 0, 0 };
+  double moving[2] = { 0, 0 };
   g_autoptr(GArray) old = g_steal_pointer (&s->tkeys);
 
   s->tkeys = g_array_new (FALSE, FALSE, sizeof (struct wf_rwnd_tkey));
 
-  /* The station's live connections, and the weight of those that move
-   * data in each direction (1 each: equal shares; the hook of the
-   * RTT-fair policy). */
+  /* The station's live connections whose handshake was seen. */
   for (guint i = 0; i < flows->len; i++)
     {
       WfRwndFlow *f = &g_array_index (flows, WfRwndFlow, i);
@@ -164,12 +186,9 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
           continue;
         }
       g_array_append_val (mine, i);
-      weight_sum[0] += moved_data (s, f, k ^ 1) ? 1.0 : 0;
-      weight_sum[1] += moved_data (s, f, k) ? 1.0 : 0;
     }
 
-  sent = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref,
-                                g_free);
+  sent = sent_table_new ();
   for (guint j = 0; j < mine->len; j++)
     {
       WfRwndFlow *f = &g_array_index (flows, WfRwndFlow, g_array_index (mine, guint, j));
@@ -177,31 +196,44 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
       guint sender[2] = { k ^ 1, k };
       double rtt;
 
+      if (s->setting.limited)
+        {
+          if (s->sta.has_rtt && s->sta.rtt_s > 0)
+            rtt = s->sta.rtt_s, n_report++;
+          else if (f->rtt_s > 0)
+            rtt = f->rtt_s, n_hs++;
+          else
+            rtt = RWND_RTT_DEFAULT_S, n_default++;
+          for (int d = 0; d < 2; d++)
+            {
+              /* station index d: one split per direction. A flow idle now
+               * is held to one share too: it would be counted at the
+               * next round. */
+              WfRwndPolicyFlow e = {
+                .rtt_s = rtt, .active = moved_data (s->sent, f, sender[d]),
+                .station = (guint) d, .station_bps = rate[d], .mss = f->mss[sender[d] ^ 1],
+              };
+              struct wf_rwnd_tkey tk = { .flow = f->key, .sender = sender[d] };
+
+              moving[d] += e.active;
+              if (rate[d] <= 0)
+                continue;
+              g_array_append_val (pf, e);
+              g_array_append_val (pk, tk);
+            }
+        }
       g_hash_table_insert (sent, g_bytes_new (&f->key, sizeof f->key),
                            g_memdup2 (f->bytes, sizeof f->bytes));
-      if (!s->setting.limited)
-        continue;
-      if (s->sta.has_rtt && s->sta.rtt_s > 0)
-        rtt = s->sta.rtt_s, n_report++;
-      else if (f->rtt_s > 0)
-        rtt = f->rtt_s, n_hs++;
-      else
-        rtt = RWND_RTT_DEFAULT_S, n_default++;
-      for (int d = 0; d < 2; d++)
-        {
-          struct wf_rwnd_tkey tk = { .flow = f->key, .sender = sender[d] };
+    }
+  wf_rwnd_policy_apply (&params, (WfRwndPolicyFlow *) pf->data, pf->len);
+  for (guint i = 0; i < pf->len; i++)
+    {
+      struct wf_rwnd_tkey *tk = &g_array_index (pk, struct wf_rwnd_tkey, i);
 
-          if (rate[d] <= 0)
-            continue;
-          /* A flow idle now is held to one share too: it would be
-           * counted at the next round. */
-          if (!wf_rwnd_set_target (r->rw, &f->key, sender[d],
-                                   window_for (flow_share (rate[d], 1.0, MAX (weight_sum[d], 1.0)),
-                                               rtt),
-                                   error))
-            return FALSE;
-          g_array_append_val (s->tkeys, tk);
-        }
+      if (!wf_rwnd_set_target (r->rw, &tk->flow, tk->sender,
+                               g_array_index (pf, WfRwndPolicyFlow, i).window, error))
+        return FALSE;
+      g_array_append_val (s->tkeys, *tk);
     }
   g_hash_table_unref (s->sent);
   s->sent = g_steal_pointer (&sent);
@@ -223,7 +255,7 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
   /* Said when it changes, not every round. */
   summary = g_strdup_printf ("%u TCP flow%s held back (%.0f/%.0f moving data down/up; RTT from "
                              "%s%s%s%s%s), %u left alone (handshake not seen)",
-                             mine->len, mine->len == 1 ? "" : "s", weight_sum[0], weight_sum[1],
+                             mine->len, mine->len == 1 ? "" : "s", moving[0], moving[1],
                              n_report ? rtt_source_names[RTT_REPORT] : "",
                              n_report && (n_hs || n_default) ? ", " : "",
                              n_hs ? rtt_source_names[RTT_HANDSHAKE] : "",
@@ -234,6 +266,147 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
       g_message ("rwnd on %s: %s: %s", a->ifname, s->sta.mac_str, summary);
       g_free (s->logged);
       s->logged = g_steal_pointer (&summary);
+    }
+  return TRUE;
+}
+
+/* The non-TCP load since the last round (bit/s, both directions: they
+ * share the channel). */
+static gboolean
+measure_other (Rwnd *r, GError **error)
+{
+  guint64 b[WF_RWND_OTHER_N], total;
+  gint64 now = g_get_monotonic_time ();
+
+  if (!wf_rwnd_other_bytes (r->rw, b, error))
+    return FALSE;
+  total = b[WF_RWND_OTHER_IN] + b[WF_RWND_OTHER_OUT];
+  if (r->other_us && now > r->other_us && total >= r->other_bytes)
+    r->other_bps = (double) (total - r->other_bytes) * 8 / ((double) (now - r->other_us) / 1e6);
+  r->other_bytes = total;
+  r->other_us = now;
+  return TRUE;
+}
+
+/* A flow's RTT for equal and rtt-fair: its own, measured at the AP from
+ * the handshake, first (a station's report gives one mean for all its
+ * flows, which would make rtt-fair equal-window for them); else the
+ * report of the station it belongs to; else 0 (the default). */
+static double
+flow_rtt (Rwnd *r, const WfRwndFlow *f)
+{
+  GHashTableIter it;
+  gpointer v;
+
+  if (f->rtt_s > 0)
+    return f->rtt_s;
+  g_hash_table_iter_init (&it, r->stations);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      Sta *s = v;
+
+      if ((addr_is (&s->sta, f, 0) || addr_is (&s->sta, f, 1)) && s->sta.has_rtt &&
+          s->sta.rtt_s > 0)
+        return s->sta.rtt_s;
+    }
+  return 0;
+}
+
+/* rwnd-policy=equal or rtt-fair: every flow crossing the interface, one
+ * computation for all. A direction gets a target when it sends data (now
+ * or before: more than 16 KiB in all), or when its connection has not
+ * moved 16 KiB either way yet (who will send is not known); the pure
+ * ACK direction of a transfer gets none (no rewrite of every data
+ * segment for nothing). */
+static gboolean
+apply_global (WfActuator *a, GArray *flows, GError **error)
+{
+  Rwnd *r = a->priv;
+  WfRwndPolicyParams params = {
+    .policy = a->options.rwnd_policy, .capacity_bps = a->options.rwnd_capacity_bps,
+  };
+  g_autoptr(GArray) pf = g_array_new (FALSE, TRUE, sizeof (WfRwndPolicyFlow));
+  g_autoptr(GArray) pk = g_array_new (FALSE, FALSE, sizeof (struct wf_rwnd_tkey));
+  g_autoptr(GHashTable) sent = sent_table_new ();
+  g_autoptr(GHashTable) held = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                      (GDestroyNotify) g_bytes_unref, NULL);
+  g_autofree char *summary = NULL;
+  GHashTableIter it;
+  gpointer key;
+  guint unseen = 0, active = 0;
+
+  if (!measure_other (r, error))
+    return FALSE;
+  params.other_bps = r->other_bps;
+  for (guint i = 0; i < flows->len; i++)
+    {
+      WfRwndFlow *f = &g_array_index (flows, WfRwndFlow, i);
+      gboolean young = f->bytes[0] <= RWND_ACTIVE_BYTES && f->bytes[1] <= RWND_ACTIVE_BYTES;
+
+      if (f->idle_s > RWND_IDLE_S)
+        continue;
+      if (!f->handshake_seen)
+        {
+          unseen++;
+          continue;
+        }
+      for (guint k = 0; k < 2; k++)
+        {
+          WfRwndPolicyFlow e = {
+            .rtt_s = flow_rtt (r, f), .active = moved_data (r->sent, f, k), .mss = f->mss[k ^ 1],
+          };
+          struct wf_rwnd_tkey tk = { .flow = f->key, .sender = k };
+
+          if (!e.active && !young && f->bytes[k] <= RWND_ACTIVE_BYTES)
+            continue;
+          active += e.active;
+          g_array_append_val (pf, e);
+          g_array_append_val (pk, tk);
+        }
+      g_hash_table_insert (sent, g_bytes_new (&f->key, sizeof f->key),
+                           g_memdup2 (f->bytes, sizeof f->bytes));
+    }
+  wf_rwnd_policy_apply (&params, (WfRwndPolicyFlow *) pf->data, pf->len);
+  r->rate_bps = 0;
+  for (guint i = 0; i < pf->len; i++)
+    {
+      struct wf_rwnd_tkey *tk = &g_array_index (pk, struct wf_rwnd_tkey, i);
+      const WfRwndPolicyFlow *e = &g_array_index (pf, WfRwndPolicyFlow, i);
+
+      if (!wf_rwnd_set_target (r->rw, &tk->flow, tk->sender, e->window, error))
+        return FALSE;
+      g_hash_table_add (held, g_bytes_new (tk, sizeof *tk));
+      r->rate_bps = MAX (r->rate_bps, e->rate_bps);
+    }
+  /* The old targets go after the new ones are in (as in apply). */
+  g_hash_table_iter_init (&it, r->held);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    if (!g_hash_table_contains (held, key))
+      {
+        const struct wf_rwnd_tkey *tk = g_bytes_get_data (key, NULL);
+
+        if (!wf_rwnd_set_target (r->rw, &tk->flow, tk->sender, 0, error))
+          return FALSE;
+      }
+  g_hash_table_unref (r->held);
+  r->held = g_steal_pointer (&held);
+  g_hash_table_unref (r->sent);
+  r->sent = g_steal_pointer (&sent);
+  r->n_held = pf->len;
+  r->n_active = active;
+  r->n_unseen = unseen;
+
+  /* Said when the flows change, not when the rates move. */
+  summary = g_strdup_printf ("%s: %u TCP sender%s held back (C %.1f Mbit/s less the non-TCP "
+                             "load), %u connection%s left alone (handshake not seen)",
+                             wf_rwnd_policy_name (params.policy), pf->len,
+                             pf->len == 1 ? "" : "s", params.capacity_bps / 1e6, unseen,
+                             unseen == 1 ? "" : "s");
+  if (!r->logged || !g_str_equal (r->logged, summary))
+    {
+      g_message ("rwnd on %s: %s", a->ifname, summary);
+      g_free (r->logged);
+      r->logged = g_steal_pointer (&summary);
     }
   return TRUE;
 }
@@ -256,12 +429,15 @@ rwnd_set (WfActuator *a, const WfApdStation *sta, const WfActuatorSetting *setti
     {
       s = g_new0 (Sta, 1);
       s->tkeys = g_array_new (FALSE, FALSE, sizeof (struct wf_rwnd_tkey));
-      s->sent = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                       (GDestroyNotify) g_bytes_unref, g_free);
+      s->sent = sent_table_new ();
       g_hash_table_insert (r->stations, g_strdup (sta->mac_str), s);
     }
   s->sta = *sta;
   s->setting = *setting;
+  /* equal, rtt-fair: the station's addresses and report RTT only; every
+   * round's refresh sets every flow's target. */
+  if (global_policy (a))
+    return TRUE;
   /* The same floor as the other rate actuators (the program adds its own,
    * 4 segments per flow). */
   if (s->setting.limited && s->setting.rate_down_bps > 0)
@@ -308,6 +484,10 @@ rwnd_finalize (WfActuator *a)
   /* The filters stay attached (and recorded) for stop or --restore. */
   g_clear_pointer (&r->rw, wf_rwnd_free);
   g_clear_pointer (&r->stations, g_hash_table_unref);
+  g_clear_pointer (&r->sent, g_hash_table_unref);
+  g_clear_pointer (&r->held, g_hash_table_unref);
+  g_clear_pointer (&r->logged, g_free);
+  r->other_us = 0;
 }
 
 static gboolean
@@ -334,10 +514,12 @@ rwnd_refresh (WfActuator *a, GError **error)
   GHashTableIter it;
   gpointer v;
 
-  if (g_hash_table_size (r->stations) == 0)
+  if (g_hash_table_size (r->stations) == 0 && !global_policy (a))
     return TRUE;
   if (!(flows = wf_rwnd_flows (r->rw, error)))
     return FALSE;
+  if (global_policy (a))
+    return apply_global (a, flows, error);
   g_hash_table_iter_init (&it, r->stations);
   while (g_hash_table_iter_next (&it, NULL, &v))
     if (!apply (a, v, flows, error))

@@ -12,6 +12,7 @@
 
 #include "wlanfair-apd-station.h"
 #include "wlanfair-apd-state.h"
+#include "wlanfair-rwnd-policy.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +39,13 @@ typedef struct {
   guint32  delay_us;        /* DELAY: added to AP -> station frames */
   guint16  weight;          /* WEIGHT */
 } WfActuatorSetting;
+
+/* What apd.conf says to one actuator beyond the settings; the caller
+ * fills a->options in after wf_actuator_new (zero: the defaults). */
+typedef struct {
+  WfRwndPolicy rwnd_policy;        /* rwnd-policy= */
+  double       rwnd_capacity_bps;  /* rwnd-capacity=: C of equal, rtt-fair */
+} WfActuatorOptions;
 
 typedef struct _WfActuator WfActuator;
 
@@ -77,6 +85,7 @@ struct _WfActuator {
   char                 ifname[16];  /* the AP interface it acts on */
   int                  ifindex;     /* at wf_actuator_new (0: none then) */
   WfApdState          *state;       /* not owned */
+  WfActuatorOptions    options;
   gpointer             priv;
   gboolean             probed;      /* kept by the wf_actuator_* wrappers */
   gboolean             started;

@@ -231,7 +231,10 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
   if (!g_str_equal (config->actuator, "none"))
     {
       d->actuator = wf_actuator_new (config->actuator, config->interface, d->state, error);
-      if (!d->actuator || !wf_actuator_probe (d->actuator, error))
+      if (!d->actuator)
+        return NULL;
+      d->actuator->options = wf_apd_config_actuator_options (config);
+      if (!wf_actuator_probe (d->actuator, error))
         return NULL;
     }
   /* With a key unsigned reports are refused; without one they are taken

@@ -80,6 +80,8 @@ check (WfApdConfig *c, GBytes *key)
     {
       g_autoptr(WfActuator) a = wf_actuator_new (c->actuator, c->interface, state, &error);
 
+      if (a)
+        a->options = wf_apd_config_actuator_options (c);
       if (a && wf_actuator_probe (a, &error))
         check_line ("actuator", TRUE, c->actuator);
       else
