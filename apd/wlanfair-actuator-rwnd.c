@@ -22,6 +22,7 @@
 #define RWND_RTT_DEFAULT_S  WF_RWND_RTT_DEFAULT_S
 #define RWND_IDLE_S         30.0    /* a flow idle this long is not counted */
 #define RWND_ACTIVE_BYTES   16384   /* sent since the last apply: it moves data */
+#define RWND_STATUS_FLOWS   32      /* connections listed in the status: bounded */
 
 typedef enum {
   RTT_REPORT,       /* the host's report (tcp_info of its flows) */
@@ -51,6 +52,7 @@ typedef struct {
   guint       n_held, n_active, n_unseen;
   double      rate_bps;        /* rtt-fair: each flow's; equal: the shortest RTT's */
   char       *logged;
+  GArray     *last;            /* WfRwndFlow: the map at the last refresh (status) */
 } Rwnd;
 
 static gboolean
@@ -487,6 +489,7 @@ rwnd_finalize (WfActuator *a)
   g_clear_pointer (&r->sent, g_hash_table_unref);
   g_clear_pointer (&r->held, g_hash_table_unref);
   g_clear_pointer (&r->logged, g_free);
+  g_clear_pointer (&r->last, g_array_unref);
   r->other_us = 0;
 }
 
@@ -514,10 +517,12 @@ rwnd_refresh (WfActuator *a, GError **error)
   GHashTableIter it;
   gpointer v;
 
-  if (g_hash_table_size (r->stations) == 0 && !global_policy (a))
-    return TRUE;
   if (!(flows = wf_rwnd_flows (r->rw, error)))
     return FALSE;
+  g_clear_pointer (&r->last, g_array_unref);
+  r->last = g_array_ref (flows);
+  if (g_hash_table_size (r->stations) == 0 && !global_policy (a))
+    return TRUE;
   if (global_policy (a))
     return apply_global (a, flows, error);
   g_hash_table_iter_init (&it, r->stations);
@@ -525,6 +530,107 @@ rwnd_refresh (WfActuator *a, GError **error)
     if (!apply (a, v, flows, error))
       return FALSE;
   return TRUE;
+}
+
+static void
+status_flow (JsonBuilder *b, const WfRwndFlow *f)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "endpoints");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < 2; k++)
+    {
+      g_autofree char *e = wf_rwnd_endpoint_str (f, k);
+
+      json_builder_add_string_value (b, e);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "handshake_seen");
+  json_builder_add_boolean_value (b, f->handshake_seen);
+  if (f->rtt_s > 0)
+    {
+      json_builder_set_member_name (b, "rtt_handshake_s");
+      json_builder_add_double_value (b, f->rtt_s);
+    }
+  json_builder_set_member_name (b, "idle_s");
+  json_builder_add_double_value (b, f->idle_s);
+  /* Per endpoint as a data sender (index as in endpoints). */
+  json_builder_set_member_name (b, "senders");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < 2; k++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "bytes");
+      json_builder_add_int_value (b, (gint64) f->bytes[k]);
+      json_builder_set_member_name (b, "target_bytes");
+      json_builder_add_int_value (b, f->target[k]);
+      json_builder_set_member_name (b, "clamp_bytes");
+      json_builder_add_int_value (b, f->clamp[k]);
+      json_builder_set_member_name (b, "rewritten");
+      json_builder_add_int_value (b, (gint64) f->rewritten[k]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+/* The connections as of the last refresh: counts, and at most
+ * RWND_STATUS_FLOWS of them (held back first, then those left alone). */
+static JsonNode *
+rwnd_status (WfActuator *a)
+{
+  Rwnd *r = a->priv;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  guint live = 0, held = 0, unseen = 0, listed = 0;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "rwnd_policy");
+  json_builder_add_string_value (b, wf_rwnd_policy_name (a->options.rwnd_policy));
+  if (global_policy (a))
+    {
+      json_builder_set_member_name (b, "capacity_bps");
+      json_builder_add_double_value (b, a->options.rwnd_capacity_bps);
+      json_builder_set_member_name (b, "other_bps");
+      json_builder_add_double_value (b, r->other_bps);
+      json_builder_set_member_name (b, "senders_held");
+      json_builder_add_int_value (b, r->n_held);
+      json_builder_set_member_name (b, "senders_moving");
+      json_builder_add_int_value (b, r->n_active);
+    }
+  for (guint i = 0; r->last && i < r->last->len; i++)
+    {
+      const WfRwndFlow *f = &g_array_index (r->last, WfRwndFlow, i);
+
+      if (f->idle_s > RWND_IDLE_S)
+        continue;
+      live++;
+      if (!f->handshake_seen)
+        unseen++;
+      else if (f->target[0] || f->target[1])
+        held++;
+    }
+  json_builder_set_member_name (b, "flows");
+  json_builder_add_int_value (b, live);
+  json_builder_set_member_name (b, "flows_held");
+  json_builder_add_int_value (b, held);
+  json_builder_set_member_name (b, "flows_untouched");
+  json_builder_add_int_value (b, unseen);
+  json_builder_set_member_name (b, "flows_listed");
+  json_builder_begin_array (b);
+  for (int pass = 0; pass < 2; pass++)
+    for (guint i = 0; r->last && i < r->last->len && listed < RWND_STATUS_FLOWS; i++)
+      {
+        const WfRwndFlow *f = &g_array_index (r->last, WfRwndFlow, i);
+        gboolean is_held = f->handshake_seen && (f->target[0] || f->target[1]);
+
+        if (f->idle_s > RWND_IDLE_S || (pass == 0) != is_held)
+          continue;
+        status_flow (b, f);
+        listed++;
+      }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
 }
 
 const WfActuatorOps wf_actuator_rwnd = {
@@ -540,5 +646,6 @@ const WfActuatorOps wf_actuator_rwnd = {
   .stop = rwnd_stop,
   .restore = rwnd_restore,
   .refresh = rwnd_refresh,
+  .status = rwnd_status,
   .finalize = rwnd_finalize,
 };

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "wlanfair-apd-station.h"
 #include "wlanfair-apd-state.h"
@@ -77,6 +78,9 @@ typedef struct {
    * whose set depends on more than the setting (rwnd: the connections
    * there are now). */
   gboolean (*refresh) (WfActuator *a, GError **error);
+  /* Optional: what it holds beyond the per-station settings, for the
+   * status file (an object, bounded in size; rwnd: its flows). */
+  JsonNode *(*status) (WfActuator *a);
   void     (*finalize)(WfActuator *a);
 } WfActuatorOps;
 
@@ -116,6 +120,10 @@ gboolean wf_actuator_forget (WfActuator *a, const guint8 mac[6], GError **error)
 gboolean wf_actuator_stop (WfActuator *a, GError **error);
 /* The actuator's refresh, if it has one and is started (else nothing). */
 gboolean wf_actuator_refresh (WfActuator *a, GError **error);
+
+/* The actuator's status object, if it has a status op and is started
+ * (else NULL). */
+JsonNode *wf_actuator_status (WfActuator *a);
 
 /* Restores what every actuator's group in `state` records (start-up after
  * a crash, `--restore`). Goes on after a failure, returns the first.

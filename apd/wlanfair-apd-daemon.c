@@ -600,8 +600,10 @@ round_run (WfApdDaemon *d)
     .carried_fragments = d->carried ? wf_apd_carried_dropped (d->carried, WF_APD_FRAME_FRAGMENT) : 0,
     .carried_malformed = d->carried ? wf_apd_carried_dropped (d->carried, WF_APD_FRAME_MALFORMED) : 0,
     .untrusted = wf_apd_stations_untrusted (d->stations), .unmatched = d->unmatched,
+    .actuator_status = d->actuator ? wf_actuator_status (d->actuator) : NULL,
   };
   write_outputs (d, &view);
+  g_clear_pointer (&view.actuator_status, json_node_unref);
   if (d->watchdog_usec)
     wf_notify ("WATCHDOG=1");
 }

@@ -43,6 +43,10 @@ check (WfApdConfig *c, GBytes *key)
           "objective %s\n", c->interface,
           c->source == WF_APD_SOURCE_NL80211 ? "nl80211" : "bridge-ports", c->controller,
           c->actuator, c->control.objective == WF_APD_OBJECTIVE_AIRTIME ? "airtime" : "throughput");
+  if (g_str_equal (c->actuator, "rwnd"))
+    printf ("rwnd-policy  %s%s\n", wf_rwnd_policy_name (c->rwnd_policy),
+            c->rwnd_policy == WF_RWND_POLICY_STATION ? ": the controller's rate per station"
+            : ": every TCP flow, C less the non-TCP load");
   if (key)
     check_line ("key", TRUE, c->key_file);
   else

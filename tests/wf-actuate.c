@@ -7,7 +7,7 @@
  * COMMANDs run in order: probe; start (probe, then start); set MAC DOWN UP
  * (bit/s, 0: no cap); delay MAC US; weight MAC W; unset MAC (no limit);
  * forget MAC; addr MAC IP (an address of the station, for rwnd); refresh;
- * stop; restore (everything FILE records, no instance);
+ * status (the actuator's status object, one JSON line, "{}" for none); stop; restore (everything FILE records, no instance);
  * crash (exits at once, nothing undone). With --stdin, then one command
  * per line, each answered "ok" or "error: ..." on stdout; end of input
  * exits without stopping (what was set stays, as after a crash). */
@@ -103,6 +103,14 @@ run (Ctx *c, char **argv, int argc, int *used, GError **error)
     return wf_actuator_stop (c->a, error);
   if (g_str_equal (cmd, "refresh"))
     return wf_actuator_refresh (c->a, error);
+  if (g_str_equal (cmd, "status"))
+    {
+      g_autoptr(JsonNode) n = wf_actuator_status (c->a);
+      g_autofree char *text = n ? json_to_string (n, FALSE) : g_strdup ("{}");
+
+      printf ("%s\n", text);
+      return TRUE;
+    }
   if (g_str_equal (cmd, "addr"))
     {
       WfApdStation *known;
