@@ -490,7 +490,10 @@ rwnd_finalize (WfActuator *a)
   g_clear_pointer (&r->held, g_hash_table_unref);
   g_clear_pointer (&r->logged, g_free);
   g_clear_pointer (&r->last, g_array_unref);
+  /* A later start measures afresh. */
   r->other_us = 0;
+  r->other_bps = 0;
+  r->n_held = r->n_active = r->n_unseen = 0;
 }
 
 static gboolean
