@@ -53,7 +53,17 @@ typedef struct {
   double      rate_bps;        /* rtt-fair: each flow's; equal: the shortest RTT's */
   char       *logged;
   GArray     *last;            /* WfRwndFlow: the map at the last refresh (status) */
+  GHashTable *set_now;         /* GBytes (struct wf_rwnd_tkey) -> window: set this round */
 } Rwnd;
+
+/* A target set this round: the status shows it at once (the flows it
+ * lists were read before the round set their targets). */
+static void
+note_target (Rwnd *r, const struct wf_rwnd_tkey *tk, guint32 window)
+{
+  if (r->set_now)
+    g_hash_table_insert (r->set_now, g_bytes_new (tk, sizeof *tk), GUINT_TO_POINTER (window));
+}
 
 static gboolean
 global_policy (WfActuator *a)
@@ -235,6 +245,7 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
       if (!wf_rwnd_set_target (r->rw, &tk->flow, tk->sender,
                                g_array_index (pf, WfRwndPolicyFlow, i).window, error))
         return FALSE;
+      note_target (r, tk, g_array_index (pf, WfRwndPolicyFlow, i).window);
       g_array_append_val (s->tkeys, *tk);
     }
   g_hash_table_unref (s->sent);
@@ -377,6 +388,7 @@ apply_global (WfActuator *a, GArray *flows, GError **error)
 
       if (!wf_rwnd_set_target (r->rw, &tk->flow, tk->sender, e->window, error))
         return FALSE;
+      note_target (r, tk, e->window);
       g_hash_table_add (held, g_bytes_new (tk, sizeof *tk));
       r->rate_bps = MAX (r->rate_bps, e->rate_bps);
     }
@@ -519,6 +531,7 @@ rwnd_refresh (WfActuator *a, GError **error)
   g_autoptr(GArray) flows = NULL;
   GHashTableIter it;
   gpointer v;
+  gboolean ok = TRUE;
 
   if (!(flows = wf_rwnd_flows (r->rw, error)))
     return FALSE;
@@ -526,13 +539,31 @@ rwnd_refresh (WfActuator *a, GError **error)
   r->last = g_array_ref (flows);
   if (g_hash_table_size (r->stations) == 0 && !global_policy (a))
     return TRUE;
+  r->set_now = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                      (GDestroyNotify) g_bytes_unref, NULL);
   if (global_policy (a))
-    return apply_global (a, flows, error);
-  g_hash_table_iter_init (&it, r->stations);
-  while (g_hash_table_iter_next (&it, NULL, &v))
-    if (!apply (a, v, flows, error))
-      return FALSE;
-  return TRUE;
+    ok = apply_global (a, flows, error);
+  else
+    {
+      g_hash_table_iter_init (&it, r->stations);
+      while (ok && g_hash_table_iter_next (&it, NULL, &v))
+        ok = apply (a, v, flows, error);
+    }
+  /* The targets as this round left them, for the status. */
+  for (guint i = 0; ok && i < flows->len; i++)
+    {
+      WfRwndFlow *f = &g_array_index (flows, WfRwndFlow, i);
+
+      for (guint k = 0; k < 2; k++)
+        {
+          struct wf_rwnd_tkey tk = { .flow = f->key, .sender = k };
+          g_autoptr(GBytes) key = g_bytes_new (&tk, sizeof tk);
+
+          f->target[k] = GPOINTER_TO_UINT (g_hash_table_lookup (r->set_now, key));
+        }
+    }
+  g_clear_pointer (&r->set_now, g_hash_table_unref);
+  return ok;
 }
 
 static void
