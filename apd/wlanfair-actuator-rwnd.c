@@ -506,6 +506,7 @@ rwnd_finalize (WfActuator *a)
   r->other_us = 0;
   r->other_bps = 0;
   r->n_held = r->n_active = r->n_unseen = 0;
+  r->rate_bps = 0;
 }
 
 static gboolean
@@ -626,6 +627,9 @@ rwnd_status (WfActuator *a)
       json_builder_add_double_value (b, a->options.rwnd_capacity_bps);
       json_builder_set_member_name (b, "other_bps");
       json_builder_add_double_value (b, r->other_bps);
+      /* rtt-fair: every flow's rate; equal: the shortest RTT's. */
+      json_builder_set_member_name (b, "rate_bps");
+      json_builder_add_double_value (b, r->rate_bps);
       json_builder_set_member_name (b, "senders_held");
       json_builder_add_int_value (b, r->n_held);
       json_builder_set_member_name (b, "senders_moving");
