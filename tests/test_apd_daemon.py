@@ -90,6 +90,9 @@ class ApdDaemonTest(unittest.TestCase):
             (["-c", "/nonexistent/apd.conf"], "/nonexistent/apd.conf"),
             (["-c", self.conf], "no interface"),
             (["-c", self.conf, "-i", "wlan0", "-o", "port-rates=p1=30M"], "bridge-ports"),
+            (["-i", "wlan0", "-o", "rwnd-policy=fair"],
+             "rwnd-policy 'fair' must be station, equal or rtt-fair"),
+            (["-c", self.conf, "-i", "wlan0", "-o", "rwnd-policy=equal"], "actuator=rwnd only"),
             (["--check", "--restore", "-i", "wlan0"], "exclude each other"),
             (["stray"], "unexpected argument"),
         ]
