@@ -45,7 +45,9 @@ typedef struct {
   GHashTable *stations;        /* mac_str -> Sta */
   /* equal and rtt-fair: every flow of the interface at once. */
   GHashTable *sent;            /* GBytes (struct wf_rwnd_key) -> guint64[2] bytes */
-  GHashTable *held;            /* GBytes (struct wf_rwnd_tkey): targets set */
+  GHashTable *held;            /* GBytes (struct wf_rwnd_tkey) -> window: targets set */
+  GHashTable *held_prev;       /* the same a round earlier */
+  gint64      round_us;        /* when the last round set them */
   gint64      other_us;        /* when other_bytes was read */
   guint64     other_bytes;
   double      other_bps;       /* the non-TCP load of the last round */
@@ -112,6 +114,8 @@ rwnd_start (WfActuator *a, GError **error)
   r->sent = sent_table_new ();
   r->held = g_hash_table_new_full (g_bytes_hash, g_bytes_equal, (GDestroyNotify) g_bytes_unref,
                                    NULL);
+  r->held_prev = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify) g_bytes_unref, NULL);
   /* Recorded first: a crash from here on leaves filters restore removes
    * (and, if it came before "clsact", an empty clsact qdisc). */
   if (!wf_actuator_record (a, "filters", "ingress,egress", error) ||
@@ -325,6 +329,34 @@ flow_rtt (Rwnd *r, const WfRwndFlow *f)
   return 0;
 }
 
+static guint32
+held_window (GHashTable *held, const struct wf_rwnd_tkey *tk)
+{
+  g_autoptr(GBytes) key = g_bytes_new (tk, sizeof *tk);
+
+  return GPOINTER_TO_UINT (g_hash_table_lookup (held, key));
+}
+
+/* The RTT of a sender held to a window for the last two rounds, from
+ * what it moved: rate <= window / RTT, so window / rate is never below
+ * its RTT now; it is the RTT (queue included) when the window is what
+ * limits it. A handshake RTT taken while a queue was full is too large,
+ * and would give that flow a window too large (seen: 184 ms for a 100 ms
+ * path, 9.4 Mbit/s where 6 was its share): this brings it down. 0: no
+ * estimate this round. */
+static double
+rtt_from_rate (Rwnd *r, const WfRwndFlow *f, const struct wf_rwnd_tkey *tk, double dt)
+{
+  guint32 w1 = held_window (r->held, tk), w2 = held_window (r->held_prev, tk);
+  guint64 moved = sent_since (r->sent, f, tk->sender);
+
+  if (!w1 || !w2 || !(dt > 0) || moved <= RWND_ACTIVE_BYTES)
+    return 0;
+  /* The larger of the two: what was in flight from the earlier one
+   * drains in this interval. */
+  return MAX (w1, w2) / ((double) moved / dt);
+}
+
 /* rwnd-policy=equal or rtt-fair: every flow crossing the interface, one
  * computation for all. A direction gets a target when it sends data (now
  * or before: more than 16 KiB in all), or when its connection has not
@@ -348,6 +380,9 @@ apply_global (WfActuator *a, GArray *flows, GError **error)
   gpointer key;
   guint unseen = 0, active = 0;
 
+  gint64 now = g_get_monotonic_time ();
+  double dt = r->round_us && now > r->round_us ? (double) (now - r->round_us) / 1e6 : 0;
+
   if (!measure_other (r, error))
     return FALSE;
   params.other_bps = r->other_bps;
@@ -369,9 +404,13 @@ apply_global (WfActuator *a, GArray *flows, GError **error)
             .rtt_s = flow_rtt (r, f), .active = moved_data (r->sent, f, k), .mss = f->mss[k ^ 1],
           };
           struct wf_rwnd_tkey tk = { .flow = f->key, .sender = k };
+          double est;
 
           if (!e.active && !young && f->bytes[k] <= RWND_ACTIVE_BYTES)
             continue;
+          est = rtt_from_rate (r, f, &tk, dt);
+          if (est > 0 && (e.rtt_s <= 0 || est < e.rtt_s))
+            e.rtt_s = est;
           active += e.active;
           g_array_append_val (pf, e);
           g_array_append_val (pk, tk);
@@ -389,7 +428,7 @@ apply_global (WfActuator *a, GArray *flows, GError **error)
       if (!wf_rwnd_set_target (r->rw, &tk->flow, tk->sender, e->window, error))
         return FALSE;
       note_target (r, tk, e->window);
-      g_hash_table_add (held, g_bytes_new (tk, sizeof *tk));
+      g_hash_table_insert (held, g_bytes_new (tk, sizeof *tk), GUINT_TO_POINTER (e->window));
       r->rate_bps = MAX (r->rate_bps, e->rate_bps);
     }
   /* The old targets go after the new ones are in (as in apply). */
@@ -402,8 +441,10 @@ apply_global (WfActuator *a, GArray *flows, GError **error)
         if (!wf_rwnd_set_target (r->rw, &tk->flow, tk->sender, 0, error))
           return FALSE;
       }
-  g_hash_table_unref (r->held);
+  g_hash_table_unref (r->held_prev);
+  r->held_prev = g_steal_pointer (&r->held);
   r->held = g_steal_pointer (&held);
+  r->round_us = now;
   g_hash_table_unref (r->sent);
   r->sent = g_steal_pointer (&sent);
   r->n_held = pf->len;
@@ -500,6 +541,8 @@ rwnd_finalize (WfActuator *a)
   g_clear_pointer (&r->stations, g_hash_table_unref);
   g_clear_pointer (&r->sent, g_hash_table_unref);
   g_clear_pointer (&r->held, g_hash_table_unref);
+  g_clear_pointer (&r->held_prev, g_hash_table_unref);
+  r->round_us = 0;
   g_clear_pointer (&r->logged, g_free);
   g_clear_pointer (&r->last, g_array_unref);
   /* A later start measures afresh. */
