@@ -229,6 +229,14 @@ wf_actuator_refresh (WfActuator *a, GError **error)
   return a->ops->refresh (a, error);
 }
 
+JsonNode *
+wf_actuator_status (WfActuator *a)
+{
+  if (!a || !a->started || !a->ops->status)
+    return NULL;
+  return a->ops->status (a);
+}
+
 gboolean
 wf_actuator_restore_all (WfApdState *state, GError **error)
 {

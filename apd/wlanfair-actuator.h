@@ -9,9 +9,11 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "wlanfair-apd-station.h"
 #include "wlanfair-apd-state.h"
+#include "wlanfair-rwnd-policy.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +40,13 @@ typedef struct {
   guint32  delay_us;        /* DELAY: added to AP -> station frames */
   guint16  weight;          /* WEIGHT */
 } WfActuatorSetting;
+
+/* What apd.conf says to one actuator beyond the settings; the caller
+ * fills a->options in after wf_actuator_new (zero: the defaults). */
+typedef struct {
+  WfRwndPolicy rwnd_policy;        /* rwnd-policy= */
+  double       rwnd_capacity_bps;  /* rwnd-capacity=: C of equal, rtt-fair */
+} WfActuatorOptions;
 
 typedef struct _WfActuator WfActuator;
 
@@ -69,6 +78,9 @@ typedef struct {
    * whose set depends on more than the setting (rwnd: the connections
    * there are now). */
   gboolean (*refresh) (WfActuator *a, GError **error);
+  /* Optional: what it holds beyond the per-station settings, for the
+   * status file (an object, bounded in size; rwnd: its flows). */
+  JsonNode *(*status) (WfActuator *a);
   void     (*finalize)(WfActuator *a);
 } WfActuatorOps;
 
@@ -77,6 +89,7 @@ struct _WfActuator {
   char                 ifname[16];  /* the AP interface it acts on */
   int                  ifindex;     /* at wf_actuator_new (0: none then) */
   WfApdState          *state;       /* not owned */
+  WfActuatorOptions    options;
   gpointer             priv;
   gboolean             probed;      /* kept by the wf_actuator_* wrappers */
   gboolean             started;
@@ -107,6 +120,10 @@ gboolean wf_actuator_forget (WfActuator *a, const guint8 mac[6], GError **error)
 gboolean wf_actuator_stop (WfActuator *a, GError **error);
 /* The actuator's refresh, if it has one and is started (else nothing). */
 gboolean wf_actuator_refresh (WfActuator *a, GError **error);
+
+/* The actuator's status object, if it has a status op and is started
+ * (else NULL). */
+JsonNode *wf_actuator_status (WfActuator *a);
 
 /* Restores what every actuator's group in `state` records (start-up after
  * a crash, `--restore`). Goes on after a failure, returns the first.

@@ -21,7 +21,7 @@ static const char * const keys[] = {
   "directions", "key", "insecure-unsigned", "bind", "port", "weights",
   "target-jain", "floor", "max-delay", "idle", "tolerance", "report-stale",
   "feed-timeout", "status", "state", "textfile-dir", "port-rates",
-  "carried-reports", NULL
+  "carried-reports", "rwnd-policy", "rwnd-capacity", NULL
 };
 
 void
@@ -280,6 +280,19 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
         return invalid (error, "carried-reports '%s' must be auto, yes or no", v);
       return TRUE;
     }
+  if (g_str_equal (key, "rwnd-policy"))
+    {
+      if (!wf_rwnd_policy_parse (v, &c->rwnd_policy))
+        return invalid (error, "rwnd-policy '%s' must be " WF_RWND_POLICY_NAMES, v);
+      return TRUE;
+    }
+  if (g_str_equal (key, "rwnd-capacity"))
+    {
+      if (!parse_range (v, WF_NUMBER_SI | WF_NUMBER_POSITIVE, 100e3, 100e9, &d))
+        return invalid (error, "rwnd-capacity '%s' must be a rate in bit/s from 100k to 100G", v);
+      c->rwnd_capacity_bps = d;
+      return TRUE;
+    }
   if (g_str_equal (key, "weights"))
     return parse_weights (c, v, error);
   if (g_str_equal (key, "port-rates"))
@@ -387,6 +400,17 @@ wf_apd_config_check (WfApdConfig *c, GError **error)
   if (c->port_rates->len > 0 && c->source != WF_APD_SOURCE_BRIDGE_PORTS)
     return invalid (error, "port-rates applies to stations-from=bridge-ports only "
                     "(nl80211 gives a real AP's rates)");
+  /* rwnd's keys: never ignored. */
+  if ((c->rwnd_policy != WF_RWND_POLICY_STATION || c->rwnd_capacity_bps > 0) &&
+      !g_str_equal (c->actuator, "rwnd"))
+    return invalid (error, "rwnd-policy and rwnd-capacity apply to actuator=rwnd only "
+                    "(actuator is %s)", c->actuator);
+  if (c->rwnd_policy != WF_RWND_POLICY_STATION && !(c->rwnd_capacity_bps > 0))
+    return invalid (error, "rwnd-policy=%s needs rwnd-capacity= (the capacity C the TCP flows "
+                    "share, in bit/s, e.g. 19M)", wf_rwnd_policy_name (c->rwnd_policy));
+  if (c->rwnd_policy == WF_RWND_POLICY_STATION && c->rwnd_capacity_bps > 0)
+    return invalid (error, "rwnd-capacity applies to rwnd-policy=equal or rtt-fair "
+                    "(rwnd-policy=station follows the controller's rates)");
   if (!g_str_equal (c->actuator, "none"))
     {
       const WfActuatorOps *ops = wf_actuator_find (c->actuator);

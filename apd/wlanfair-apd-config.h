@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "wlanfair-apd-controller.h"
+#include "wlanfair-rwnd-policy.h"
 
 G_BEGIN_DECLS
 
@@ -55,6 +56,8 @@ typedef struct {
   char       *state_path;
   char       *textfile_dir;    /* NULL: the default, if it exists; "": none */
   gboolean    textfile_dir_explicit;
+  WfRwndPolicy rwnd_policy;    /* rwnd-policy= (actuator=rwnd) */
+  double      rwnd_capacity_bps; /* rwnd-capacity=, 0: unset */
 } WfApdConfig;
 
 void     wf_apd_config_init (WfApdConfig *config);
@@ -67,6 +70,11 @@ gboolean wf_apd_config_set (WfApdConfig *config, const char *key,
 /* The combination makes sense (interface set, the controller drives the
  * actuator's knob...); called once everything is set. */
 gboolean wf_apd_config_check (WfApdConfig *config, GError **error);
+/* What the actuator is told beyond the settings (WfActuatorOptions). */
+#define wf_apd_config_actuator_options(c) \
+  ((WfActuatorOptions) { .rwnd_policy = (c)->rwnd_policy, \
+                         .rwnd_capacity_bps = (c)->rwnd_capacity_bps })
+
 /* The configured PHY rate of a bridge port, 0 when none. */
 double   wf_apd_config_port_rate (const WfApdConfig *config, const char *port);
 /* The configured weight of a station, 1 when none. */

@@ -231,7 +231,10 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
   if (!g_str_equal (config->actuator, "none"))
     {
       d->actuator = wf_actuator_new (config->actuator, config->interface, d->state, error);
-      if (!d->actuator || !wf_actuator_probe (d->actuator, error))
+      if (!d->actuator)
+        return NULL;
+      d->actuator->options = wf_apd_config_actuator_options (config);
+      if (!wf_actuator_probe (d->actuator, error))
         return NULL;
     }
   /* With a key unsigned reports are refused; without one they are taken
@@ -597,8 +600,10 @@ round_run (WfApdDaemon *d)
     .carried_fragments = d->carried ? wf_apd_carried_dropped (d->carried, WF_APD_FRAME_FRAGMENT) : 0,
     .carried_malformed = d->carried ? wf_apd_carried_dropped (d->carried, WF_APD_FRAME_MALFORMED) : 0,
     .untrusted = wf_apd_stations_untrusted (d->stations), .unmatched = d->unmatched,
+    .actuator_status = d->actuator ? wf_actuator_status (d->actuator) : NULL,
   };
   write_outputs (d, &view);
+  g_clear_pointer (&view.actuator_status, json_node_unref);
   if (d->watchdog_usec)
     wf_notify ("WATCHDOG=1");
 }

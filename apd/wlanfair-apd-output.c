@@ -196,6 +196,12 @@ wf_apd_output_status (const WfApdView *v)
   for (guint i = 0; i < v->n_snap; i++)
     add_station (b, v, i);
   json_builder_end_array (b);
+  /* What the actuator holds beyond the settings (rwnd: its flows). */
+  if (v->actuator_status)
+    {
+      json_builder_set_member_name (b, "actuator_status");
+      json_builder_add_value (b, json_node_copy (v->actuator_status));
+    }
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
@@ -282,6 +288,22 @@ wf_apd_output_prometheus (const WfApdView *v)
   wf_textfile_family (out, "wlanfair_ap_reports_untrusted_total", "counter",
                       "Rounds in which a station's report claimed more than the AP carried.");
   sample (out, "wlanfair_ap_reports_untrusted_total", "", (double) v->untrusted);
+
+  /* rwnd's connections: two series whatever the number of flows (no
+   * label per flow: bounded). */
+  if (v->actuator_status && JSON_NODE_HOLDS_OBJECT (v->actuator_status) &&
+      json_object_has_member (json_node_get_object (v->actuator_status), "flows_held"))
+    {
+      JsonObject *a = json_node_get_object (v->actuator_status);
+
+      wf_textfile_family (out, "wlanfair_ap_rwnd_flows", "gauge",
+                          "TCP connections the rwnd actuator sees: held back (a target window) "
+                          "or left alone (handshake not seen).");
+      sample (out, "wlanfair_ap_rwnd_flows", "state=\"held\"",
+              (double) json_object_get_int_member (a, "flows_held"));
+      sample (out, "wlanfair_ap_rwnd_flows", "state=\"untouched\"",
+              (double) json_object_get_int_member (a, "flows_untouched"));
+    }
 
   wf_textfile_family (out, "wlanfair_ap_station_goodput_bytes_total", "counter",
                       "Goodput the controller counted for the station, by direction (down: AP to station).");

@@ -47,6 +47,7 @@ typedef struct {
   const guint64       *rejected;       /* WF_REPORT_REJECT_N */
   guint64              untrusted;
   guint64              unmatched;
+  JsonNode            *actuator_status;  /* NULL: none (wf_actuator_status) */
 } WfApdView;
 
 /* Pretty JSON text of the status object. */

@@ -9,12 +9,16 @@
 #include <string.h>
 
 #include "wlanfair-actuator.h"
+#include "wlanfair-apd-caps.h"
 #include "wlanfair-apd-config.h"
 #include "wlanfair-apd-daemon.h"
 #include "wlanfair-apd-sta-source.h"
 #include "wlanfair-error.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-report.h"
+#ifdef WF_HAVE_RWND
+#include "wlanfair-rwnd.h"
+#endif
 
 #define EXIT_USAGE 2
 
@@ -39,6 +43,10 @@ check (WfApdConfig *c, GBytes *key)
           "objective %s\n", c->interface,
           c->source == WF_APD_SOURCE_NL80211 ? "nl80211" : "bridge-ports", c->controller,
           c->actuator, c->control.objective == WF_APD_OBJECTIVE_AIRTIME ? "airtime" : "throughput");
+  if (g_str_equal (c->actuator, "rwnd"))
+    printf ("rwnd-policy  %s%s\n", wf_rwnd_policy_name (c->rwnd_policy),
+            c->rwnd_policy == WF_RWND_POLICY_STATION ? ": the controller's rate per station"
+            : ": every TCP flow, C less the non-TCP load");
   if (key)
     check_line ("key", TRUE, c->key_file);
   else
@@ -80,6 +88,8 @@ check (WfApdConfig *c, GBytes *key)
     {
       g_autoptr(WfActuator) a = wf_actuator_new (c->actuator, c->interface, state, &error);
 
+      if (a)
+        a->options = wf_apd_config_actuator_options (c);
       if (a && wf_actuator_probe (a, &error))
         check_line ("actuator", TRUE, c->actuator);
       else
@@ -88,7 +98,49 @@ check (WfApdConfig *c, GBytes *key)
           ok = FALSE;
         }
     }
+  /* Whether rwnd could run here, whatever the actuator (the actuator
+   * line above already says it for actuator=rwnd). */
+  if (!g_str_equal (c->actuator, "rwnd"))
+    {
+#ifdef WF_HAVE_RWND
+      g_autoptr(GError) rerr = NULL;
+
+      if (wf_rwnd_probe (&rerr))
+        printf ("rwnd         ok: the BPF program loads here (not used: actuator %s)\n",
+                c->actuator);
+      else
+        printf ("rwnd         cannot load here: %s (needed by actuator=rwnd only)\n",
+                rerr->message);
+#else
+      printf ("rwnd         not built (no BPF toolchain at build time)\n");
+#endif
+    }
+  if (wf_apd_caps_unneeded (c->actuator) && wf_apd_caps_permitted (WF_APD_CAP_BPF))
+    printf ("privileges   CAP_BPF is dropped at start (actuator %s does not need it)\n",
+            c->actuator);
   return ok ? 0 : 1;
+}
+
+/* Least privilege: what the unit grants for rwnd goes at once when this
+ * run does not need it (wlanfair-apd-caps.h). */
+static gboolean
+drop_caps (const char *actuator, const char *why, gboolean quiet, GError **error)
+{
+  WfApdCaps dropped = 0;
+
+  if (!wf_apd_caps_drop (wf_apd_caps_unneeded (actuator), &dropped, error))
+    return FALSE;
+  for (int cap = 0; cap < 64; cap++)
+    if ((dropped >> cap) & 1)
+      {
+        g_autofree char *name = wf_apd_caps_name (cap);
+
+        if (quiet)
+          g_debug ("dropped %s (%s does not need it)", name, why);
+        else
+          g_message ("dropped %s (%s does not need it)", name, why);
+      }
+  return TRUE;
 }
 
 int
@@ -187,7 +239,8 @@ main (int argc, char **argv)
    * even when the configuration has gone bad since the start. */
   if (do_restore)
     {
-      if (!wf_apd_restore (config.state_path, &error))
+      if (!drop_caps (NULL, "--restore", TRUE, &error) ||
+          !wf_apd_restore (config.state_path, &error))
         {
           g_printerr ("wlanfair-apd: %s\n", error->message);
           rc = 1;
@@ -215,6 +268,16 @@ main (int argc, char **argv)
       goto out;
     }
 
+  {
+    g_autofree char *why = g_strdup_printf ("actuator %s", config.actuator);
+
+    if (!drop_caps (config.actuator, why, FALSE, &error))
+      {
+        g_printerr ("wlanfair-apd: %s\n", error->message);
+        rc = 1;
+        goto out;
+      }
+  }
   daemon = wf_apd_daemon_new (&config, key, &error);
   if (!daemon)
     {

@@ -23,6 +23,14 @@ struct wf_rwnd_key {
   __u8  pad[3];
 };
 
+/* The `other` map (a per-CPU array of __u64): bytes of the IP packets
+ * that are not TCP (UDP, ICMP, IPv6 with extension headers...), which no
+ * window holds back: the `equal` and `rtt-fair` policies share out what
+ * they leave of the capacity. Frame bytes (skb->len) by direction. */
+#define WF_RWND_OTHER_IN     0      /* entering the interface (tc ingress) */
+#define WF_RWND_OTHER_OUT    1      /* leaving it (tc egress) */
+#define WF_RWND_OTHER_N      2
+
 /* A controlled direction: the data sender is endpoint `sender` of `flow`;
  * the value (struct wf_rwnd_target) is its target window in bytes. */
 struct wf_rwnd_tkey {

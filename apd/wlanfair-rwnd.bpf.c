@@ -25,6 +25,33 @@ char _license[] SEC ("license") = "GPL";
 #define WS_MAX    14            /* RFC 7323: larger shifts count as 14 */
 #define SYN_RTX   (1 << 8)      /* a SYN was retransmitted: no RTT (Karn) */
 
+/* Field [k] of an array of two in a map value, read or written without
+ * indexing: clang turns `k ? a[1] : a[0]` (and if/else stores, volatile
+ * or not) into a pointer picked by k, pointer arithmetic that differs by
+ * path, which the verifier refuses without CAP_PERFMON (the unit grants
+ * CAP_BPF and CAP_NET_ADMIN only). So: both fields read (volatile: both
+ * loads stay) and the value picked; a store in each branch behind an asm
+ * barrier of its own, which clang cannot sink into one. */
+#define PICK(arr, k)                                                   \
+  ({                                                                   \
+    __typeof__ ((arr)[0]) _a0 = *(volatile __typeof__ ((arr)[0]) *) &(arr)[0]; \
+    __typeof__ ((arr)[0]) _a1 = *(volatile __typeof__ ((arr)[0]) *) &(arr)[1]; \
+    (k) ? _a1 : _a0;                                                   \
+  })
+#define PUT(arr, k, v)                                                 \
+  do {                                                                 \
+    if (k)                                                             \
+      {                                                                \
+        (arr)[1] = (v);                                                \
+        asm volatile ("/* 1 */" ::: "memory");                         \
+      }                                                                \
+    else                                                               \
+      {                                                                \
+        (arr)[0] = (v);                                                \
+        asm volatile ("/* 0 */" ::: "memory");                         \
+      }                                                                \
+  } while (0)
+
 /* Set by the loader before load. */
 const volatile __u32 wf_floor_mss = WF_RWND_FLOOR_MSS;
 
@@ -41,6 +68,13 @@ struct {
   __type (key, struct wf_rwnd_tkey);
   __type (value, struct wf_rwnd_target);
 } targets SEC (".maps");
+
+struct {
+  __uint (type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint (max_entries, WF_RWND_OTHER_N);
+  __type (key, __u32);
+  __type (value, __u64);
+} other SEC (".maps");
 
 /* The fixed part of the TCP header we read (linux/tcp.h's bitfields
  * depend on the host's byte order). */
@@ -78,12 +112,28 @@ struct opt_walk {
   struct syn_opts o;
 };
 
+/* The walk's state lives in a map value, not on the stack: indexing the
+ * stack by a variable (buf[i]) needs CAP_PERFMON ("variable stack access
+ * prohibited for !root"), a map value does not, so CAP_BPF and
+ * CAP_NET_ADMIN are enough to load the program (the unit's). */
+struct {
+  __uint (type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint (max_entries, 1);
+  __type (key, __u32);
+  __type (value, struct opt_walk);
+} walk SEC (".maps");
+
+/* bpf_loop's context must be on the stack: it carries the pointer. */
+struct walk_ctx {
+  struct opt_walk *w;
+};
+
 /* One option; bpf_loop (5.17+) verifies this once, where an unrolled
  * walk over 40 bytes of options is too many states for the verifier. */
 static long
 opt_step (__u32 n, void *data)
 {
-  struct opt_walk *w = data;
+  struct opt_walk *w = ((struct walk_ctx *) data)->w;
   __u32 i = w->i, olen;
   __u8 kind;
 
@@ -115,15 +165,34 @@ opt_step (__u32 n, void *data)
 static __always_inline void
 parse_syn_opts (struct __sk_buff *skb, __u32 off, __u32 len, struct syn_opts *o)
 {
-  struct opt_walk w = { 0 };
+  __u32 zero = 0;
+  struct opt_walk *w = bpf_map_lookup_elem (&walk, &zero);
+  struct walk_ctx ctx;
 
-  if (len < 1 || len > 40 || bpf_skb_load_bytes (skb, off, w.buf, len) < 0)
+  if (!w)
     return;
-  w.len = len;
-  bpf_loop (40, opt_step, &w, 0);
-  *o = w.o;
+  __builtin_memset (w, 0, sizeof *w);
+  if (len < 1 || len > 40 || bpf_skb_load_bytes (skb, off, w->buf, len) < 0)
+    return;
+  w->len = len;
+  ctx.w = w;
+  bpf_loop (40, opt_step, &ctx, 0);
+  *o = w->o;
   if (o->ws > WS_MAX)
     o->ws = WS_MAX;
+}
+
+/* A packet no window can hold back: counted (per CPU, no atomics). At
+ * tc ingress skb->ingress_ifindex is the interface itself; at egress it
+ * is where a forwarded packet came in, or 0 for the host's own. */
+static __always_inline void
+count_other (struct __sk_buff *skb)
+{
+  __u32 k = skb->ingress_ifindex == skb->ifindex ? WF_RWND_OTHER_IN : WF_RWND_OTHER_OUT;
+  __u64 *v = bpf_map_lookup_elem (&other, &k);
+
+  if (v)
+    *v += skb->len;
 }
 
 /* 1 when (a, pa) sorts after (b, pb). */
@@ -222,11 +291,10 @@ on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, 
   if (!t || t->window == 0)
     return;
 
-  scale = (f->flags & WF_RWND_WS0) && (f->flags & WF_RWND_WS1) ? (r ? f->wscale[1] : f->wscale[0])
-                                                                 : 0;
+  scale = (f->flags & WF_RWND_WS0) && (f->flags & WF_RWND_WS1) ? PICK (f->wscale, r) : 0;
   if (scale > WS_MAX)
     scale = WS_MAX;
-  mss = r ? f->mss[1] : f->mss[0];
+  mss = PICK (f->mss, r);
   if (mss == 0)
     mss = key->family == AF_INET6 ? WF_RWND_MSS_V6 : WF_RWND_MSS_V4;
   want = t->window;
@@ -238,7 +306,7 @@ on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, 
     {
       /* Never take back a right edge already granted: the window shrinks
        * as the ACKs catch up with it. */
-      __s32 room = (__s32) ((d ? f->edge[1] : f->edge[0]) - ack);
+      __s32 room = (__s32) (PICK (f->edge, d) - ack);
 
       if (room > 0 && (__u32) room > want)
         want = (__u32) room;
@@ -262,20 +330,16 @@ on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, 
           bpf_skb_store_bytes (skb, l4off + 14, &old_be, 2, 0);
           return;
         }
-      __sync_fetch_and_add (d ? &f->rewritten[1] : &f->rewritten[0], 1);
+      /* Both fields, one by 0: a pointer picked by d (which clang makes
+       * of any if/else here) is pointer arithmetic that differs by path,
+       * refused without CAP_PERFMON. */
+      __sync_fetch_and_add (&f->rewritten[0], d ? 0 : 1);
+      __sync_fetch_and_add (&f->rewritten[1], d ? 1 : 0);
     }
   else
     nw = orig;
-  if (d)
-    {
-      f->edge[1] = ack + (nw << scale);
-      f->clamp[1] = nw << scale;
-    }
-  else
-    {
-      f->edge[0] = ack + (nw << scale);
-      f->clamp[0] = nw << scale;
-    }
+  PUT (f->edge, d, ack + (nw << scale));
+  PUT (f->clamp, d, nw << scale);
   f->flags |= edge_bit;
 }
 
@@ -294,8 +358,14 @@ wf_rwnd (struct __sk_buff *skb)
     {
       struct ip4_fixed ip;
 
-      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip, sizeof ip) < 0 || ip.protocol != IPPROTO_TCP ||
-          (ip.ver_ihl >> 4) != 4 || (ip.frag_off & bpf_htons (0x3fff)))
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip, sizeof ip) < 0 || (ip.ver_ihl >> 4) != 4)
+        return TC_ACT_OK;
+      if (ip.protocol != IPPROTO_TCP)
+        {
+          count_other (skb);
+          return TC_ACT_OK;
+        }
+      if (ip.frag_off & bpf_htons (0x3fff))
         return TC_ACT_OK;
       hlen = (ip.ver_ihl & 0xf) * 4;
       if (hlen < 20)
@@ -310,10 +380,14 @@ wf_rwnd (struct __sk_buff *skb)
     {
       struct ip6_fixed ip6;
 
-      /* Extension headers: passed untouched. */
-      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip6, sizeof ip6) < 0 ||
-          ip6.nexthdr != IPPROTO_TCP)
+      /* Extension headers: passed untouched (and counted as other). */
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip6, sizeof ip6) < 0)
         return TC_ACT_OK;
+      if (ip6.nexthdr != IPPROTO_TCP)
+        {
+          count_other (skb);
+          return TC_ACT_OK;
+        }
       l4off = ETH_HLEN + sizeof ip6;
       l4len = bpf_ntohs (ip6.payload_len);
       __builtin_memcpy (src, ip6.saddr, 16);
@@ -372,7 +446,9 @@ wf_rwnd (struct __sk_buff *skb)
     {
       __u32 payload = l4len - (th.doff_res >> 4) * 4;
 
-      __sync_fetch_and_add (s ? &f->bytes[1] : &f->bytes[0], payload);
+      /* Both fields, one by 0 (see on_ack). */
+      __sync_fetch_and_add (&f->bytes[0], s ? 0 : payload);
+      __sync_fetch_and_add (&f->bytes[1], s ? payload : 0);
     }
   if ((th.flags & (TH_ACK | TH_RST)) == TH_ACK)
     on_ack (skb, &key, f, s, &th, l4off, now);

@@ -363,6 +363,33 @@ wf_rwnd_flows (WfRwnd *rw, GError **error)
   return out;
 }
 
+gboolean
+wf_rwnd_other_bytes (WfRwnd *rw, guint64 bytes[WF_RWND_OTHER_N], GError **error)
+{
+  int fd = bpf_map__fd (rw->skel->maps.other);
+  int ncpu = libbpf_num_possible_cpus ();
+  g_autofree guint64 *per_cpu = NULL;
+
+  if (ncpu <= 0)
+    {
+      set_errno_error (error, -ncpu, "counting the CPUs");
+      return FALSE;
+    }
+  per_cpu = g_new0 (guint64, ncpu);
+  for (__u32 k = 0; k < WF_RWND_OTHER_N; k++)
+    {
+      bytes[k] = 0;
+      if (bpf_map_lookup_elem (fd, &k, per_cpu) < 0)
+        {
+          set_errno_error (error, errno, "reading the non-TCP counters");
+          return FALSE;
+        }
+      for (int c = 0; c < ncpu; c++)
+        bytes[k] += per_cpu[c];
+    }
+  return TRUE;
+}
+
 char *
 wf_rwnd_endpoint_str (const WfRwndFlow *f, guint k)
 {

@@ -68,6 +68,10 @@ gboolean wf_rwnd_clear_targets (WfRwnd *rw, GError **error);
 /* Every connection in the map (WfRwndFlow). */
 GArray  *wf_rwnd_flows (WfRwnd *rw, GError **error);
 
+/* The non-TCP bytes counted since the load, [WF_RWND_OTHER_IN] and
+ * [WF_RWND_OTHER_OUT] (every CPU's summed). */
+gboolean wf_rwnd_other_bytes (WfRwnd *rw, guint64 bytes[WF_RWND_OTHER_N], GError **error);
+
 /* "10.0.0.1:5201" / "[fd00::1]:5201" of endpoint k. */
 char    *wf_rwnd_endpoint_str (const WfRwndFlow *f, guint k);
 

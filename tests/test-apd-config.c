@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "wlanfair-actuator.h"
 #include "wlanfair-apd-config.h"
 #include "wlanfair-error.h"
 
@@ -111,6 +112,10 @@ test_bad_values (void)
     { "max-delay", "-3", "1 to 1000" },
     { "feed-timeout", "1", "2 to 600" },
     { "state", "relative", "absolute" },
+    { "rwnd-policy", "fair", "rwnd-policy 'fair' must be station, equal or rtt-fair" },
+    { "rwnd-policy", "", "station, equal or rtt-fair" },
+    { "rwnd-capacity", "fast", "rwnd-capacity 'fast' must be a rate in bit/s from 100k to 100G" },
+    { "rwnd-capacity", "10k", "100k to 100G" },
     { "colour", "blue", "unknown setting" },
   };
 
@@ -188,6 +193,47 @@ test_combination (void)
   wf_apd_config_clear (&c);
 }
 
+/* rwnd-policy= and rwnd-capacity=: equal and rtt-fair need C; neither
+ * key is ignored where it does not apply. */
+static void
+test_rwnd_keys (void)
+{
+  WfApdConfig c;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_config_init (&c);
+  g_assert_cmpint (c.rwnd_policy, ==, WF_RWND_POLICY_STATION);
+  g_assert_true (wf_apd_config_set (&c, "interface", "wlan0", NULL));
+  g_assert_true (wf_apd_config_set (&c, "rwnd-policy", "rtt-fair", &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (c.rwnd_policy, ==, WF_RWND_POLICY_RTT_FAIR);
+  /* actuator=rate: refused, not ignored. */
+  g_assert_false (wf_apd_config_check (&c, &error));
+  g_assert_nonnull (strstr (error->message, "actuator=rwnd only"));
+  g_clear_error (&error);
+  if (!wf_actuator_find ("rwnd"))
+    {
+      wf_apd_config_clear (&c);
+      g_test_skip ("built without rwnd");
+      return;
+    }
+  g_assert_true (wf_apd_config_set (&c, "actuator", "rwnd", NULL));
+  g_assert_false (wf_apd_config_check (&c, &error));
+  g_assert_nonnull (strstr (error->message, "rwnd-policy=rtt-fair needs rwnd-capacity="));
+  g_clear_error (&error);
+  g_assert_true (wf_apd_config_set (&c, "rwnd-capacity", "19M", &error));
+  g_assert_cmpfloat (c.rwnd_capacity_bps, ==, 19e6);
+  g_assert_true (wf_apd_config_check (&c, &error));
+  g_assert_no_error (error);
+  g_assert_true (wf_apd_config_set (&c, "rwnd-policy", "equal", NULL));
+  g_assert_true (wf_apd_config_check (&c, &error));
+  /* station follows the controller: a capacity there is a mistake. */
+  g_assert_true (wf_apd_config_set (&c, "rwnd-policy", "station", NULL));
+  g_assert_false (wf_apd_config_check (&c, &error));
+  g_assert_nonnull (strstr (error->message, "rwnd-capacity applies to"));
+  wf_apd_config_clear (&c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -198,5 +244,6 @@ main (int argc, char **argv)
   g_test_add_func ("/apd/config/bad-values", test_bad_values);
   g_test_add_func ("/apd/config/file-errors", test_file_errors);
   g_test_add_func ("/apd/config/combination", test_combination);
+  g_test_add_func ("/apd/config/rwnd-keys", test_rwnd_keys);
   return g_test_run ();
 }

@@ -316,11 +316,53 @@ test_prometheus (Fixture *f, gconstpointer data)
   g_assert_null (strstr (text, "rate_limit"));
 }
 
+/* rwnd's status object: copied into the status file as it is; two
+ * gauges of connections in the textfile. */
+static void
+test_actuator_status (Fixture *f, gconstpointer data)
+{
+  g_autoptr(JsonParser) p = json_parser_new ();
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *prom = NULL;
+  JsonObject *o, *a;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "rwnd_policy");
+  json_builder_add_string_value (b, "rtt-fair");
+  json_builder_set_member_name (b, "flows_held");
+  json_builder_add_int_value (b, 3);
+  json_builder_set_member_name (b, "flows_untouched");
+  json_builder_add_int_value (b, 1);
+  json_builder_end_object (b);
+  node = json_builder_get_root (b);
+  f->view.actuator_status = node;
+  o = parse_status (f, p);
+  a = json_object_get_object_member (o, "actuator_status");
+  g_assert_nonnull (a);
+  g_assert_cmpstr (json_object_get_string_member (a, "rwnd_policy"), ==, "rtt-fair");
+  g_assert_cmpint (json_object_get_int_member (a, "flows_held"), ==, 3);
+  prom = wf_apd_output_prometheus (&f->view);
+  g_assert_nonnull (strstr (prom, "wlanfair_ap_rwnd_flows{state=\"held\"} 3\n"));
+  g_assert_nonnull (strstr (prom, "wlanfair_ap_rwnd_flows{state=\"untouched\"} 1\n"));
+  /* None: neither. */
+  f->view.actuator_status = NULL;
+  g_clear_object (&p);
+  p = json_parser_new ();
+  o = parse_status (f, p);
+  g_assert_false (json_object_has_member (o, "actuator_status"));
+  g_free (prom);
+  prom = wf_apd_output_prometheus (&f->view);
+  g_assert_null (strstr (prom, "wlanfair_ap_rwnd_flows"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/apd/output/status", Fixture, NULL, fixture_set_up, test_status, fixture_tear_down);
+  g_test_add ("/apd/output/actuator-status", Fixture, NULL, fixture_set_up, test_actuator_status,
+              fixture_tear_down);
   g_test_add ("/apd/output/status-knobs", Fixture, NULL, fixture_set_up, test_status_knobs,
               fixture_tear_down);
   g_test_add ("/apd/output/prometheus", Fixture, NULL, fixture_set_up, test_prometheus,

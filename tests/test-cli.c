@@ -404,6 +404,40 @@ column_of (const char *text, const char *key, const char *part)
   return g_utf8_pointer_to_offset (line, at);
 }
 
+/* rwnd's connections, when the status has them: one line. */
+static void
+test_ap_status_rwnd (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "apd-status.json", NULL);
+  g_autofree char *text = NULL, *path = NULL, *line = NULL;
+  g_auto(Run) r = { 0 };
+  JsonObject *o, *a = json_object_new ();
+
+  json_parser_load_from_file (parser, data, &error);
+  g_assert_no_error (error);
+  o = json_node_get_object (json_parser_get_root (parser));
+  json_object_set_int_member (o, "time_us", g_get_real_time ());
+  json_object_set_int_member (o, "pid", getpid ());
+  json_object_set_string_member (a, "rwnd_policy", "rtt-fair");
+  json_object_set_double_member (a, "capacity_bps", 19e6);
+  json_object_set_double_member (a, "other_bps", 0.2e6);
+  json_object_set_int_member (a, "flows", 4);
+  json_object_set_int_member (a, "flows_held", 3);
+  json_object_set_int_member (a, "flows_untouched", 1);
+  json_object_set_array_member (a, "flows_listed", json_array_new ());
+  json_object_set_object_member (o, "actuator_status", a);
+  text = json_to_string (json_parser_get_root (parser), TRUE);
+  path = write_series (text);
+  RUN (&r, NULL, "ap", "status", "--status", path);
+  g_assert_cmpint (r.status, ==, 0);
+  line_with (r.out, "rwnd ", &line);
+  g_assert_cmpstr (line, ==, "rwnd        rtt-fair: 4 TCP connections, 3 held back, 1 left alone "
+                   "(handshake not seen); C 19.0 Mbit/s, non-TCP 0.2 Mbit/s");
+  g_unlink (path);
+}
+
 static void
 test_ap_status_table (void)
 {
@@ -654,6 +688,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/fairness/series-errors", test_series_errors);
   g_test_add_func ("/cli/tcp/status-json", test_tcp_status_json);
   g_test_add_func ("/cli/ap/status-table", test_ap_status_table);
+  g_test_add_func ("/cli/ap/status-rwnd", test_ap_status_rwnd);
   g_test_add_func ("/cli/ap/status-json", test_ap_status_json);
   g_test_add_func ("/cli/ap/status-stale", test_ap_status_stale);
   g_test_add_func ("/cli/ap/missing", test_ap_missing);

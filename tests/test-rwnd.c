@@ -8,8 +8,11 @@
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <linux/pkt_cls.h>
+#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "wlanfair-rwnd.h"
@@ -464,6 +467,52 @@ test_bytes_counted (void)
     }
 }
 
+static guint64
+other_sum (WfRwnd *rw)
+{
+  g_autoptr(GError) error = NULL;
+  guint64 b[WF_RWND_OTHER_N];
+
+  g_assert_true (wf_rwnd_other_bytes (rw, b, &error));
+  g_assert_no_error (error);
+  return b[WF_RWND_OTHER_IN] + b[WF_RWND_OTHER_OUT];
+}
+
+/* The non-TCP counter (the UDP load of equal and rtt-fair): a UDP or
+ * ICMP packet adds its frame's bytes, IPv4 and IPv6; a TCP segment,
+ * controlled or not, adds nothing. */
+static void
+test_other_counted (void)
+{
+  g_autoptr(WfRwnd) rw = load ();
+  guint64 expect = 0;
+
+  g_assert_cmpuint (other_sum (rw), ==, 0);
+  for (int family = AF_INET; family <= AF_INET6; family += AF_INET6 - AF_INET)
+    {
+      Conn c;
+      GByteArray *p;
+      gsize proto = family == AF_INET ? 14 + 9 : 14 + 6;
+
+      conn_init (&c, family, 47000);
+      handshake (rw, &c, 1460, 7, 1460, 7);
+      run_unchanged (rw, with_payload (segment (&c, FALSE, ACK | PSH, 5001, 1001, 500, NULL, 0),
+                                       200));
+      g_assert_cmpuint (other_sum (rw), ==, expect);
+      /* The same bytes as UDP (17), then as ICMP (1 / 58). */
+      p = with_payload (segment (&c, TRUE, ACK, 1001, 5201, 500, NULL, 0), 100);
+      p->data[proto] = 17;
+      expect += p->len;
+      run_unchanged (rw, p);
+      g_assert_cmpuint (other_sum (rw), ==, expect);
+      p = segment (&c, FALSE, ACK, 5201, 1001, 500, NULL, 0);
+      p->data[proto] = family == AF_INET ? 1 : 58;
+      expect += p->len;
+      run_unchanged (rw, p);
+      g_assert_cmpuint (other_sum (rw), ==, expect);
+    }
+}
+
 /* Uncontrolled flows, UDP, fragments: byte for byte. */
 static void
 test_uncontrolled_unchanged (void)
@@ -497,6 +546,38 @@ test_uncontrolled_unchanged (void)
   }
 }
 
+/* The program loads with CAP_BPF and CAP_NET_ADMIN alone (what the unit
+ * grants): no variable stack access, no pointer picked by path (both
+ * need CAP_PERFMON). In a child that keeps only those two. */
+static void
+test_loads_with_cap_bpf_only (void)
+{
+  pid_t pid = fork ();
+  int status = 0;
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+      struct __user_cap_data_struct data[2] = { { 0 } };
+      g_autoptr(GError) error = NULL;
+      WfRwnd *rw;
+
+      data[CAP_NET_ADMIN / 32].permitted = data[CAP_NET_ADMIN / 32].effective =
+          1u << (CAP_NET_ADMIN % 32);
+      data[CAP_BPF / 32].permitted = data[CAP_BPF / 32].effective = 1u << (CAP_BPF % 32);
+      if (syscall (SYS_capset, &hdr, data) != 0)
+        _exit (3);
+      rw = wf_rwnd_new (0, &error);
+      if (!rw)
+        fprintf (stderr, "%s\n", error->message);
+      _exit (rw ? 0 : 1);
+    }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -523,5 +604,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rwnd/no-handshake", test_no_handshake);
   g_test_add_func ("/rwnd/uncontrolled-unchanged", test_uncontrolled_unchanged);
   g_test_add_func ("/rwnd/bytes-counted", test_bytes_counted);
+  g_test_add_func ("/rwnd/other-counted", test_other_counted);
+  g_test_add_func ("/rwnd/loads-with-cap-bpf-only", test_loads_with_cap_bpf_only);
   return g_test_run ();
 }

@@ -90,6 +90,9 @@ class ApdDaemonTest(unittest.TestCase):
             (["-c", "/nonexistent/apd.conf"], "/nonexistent/apd.conf"),
             (["-c", self.conf], "no interface"),
             (["-c", self.conf, "-i", "wlan0", "-o", "port-rates=p1=30M"], "bridge-ports"),
+            (["-i", "wlan0", "-o", "rwnd-policy=fair"],
+             "rwnd-policy 'fair' must be station, equal or rtt-fair"),
+            (["-c", self.conf, "-i", "wlan0", "-o", "rwnd-policy=equal"], "actuator=rwnd only"),
             (["--check", "--restore", "-i", "wlan0"], "exclude each other"),
             (["stray"], "unexpected argument"),
         ]
@@ -246,6 +249,47 @@ class ApdDaemonTest(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("carried-reports=yes", r.stderr)
         self.assertIn("needs CAP_NET_RAW", r.stderr)
+
+    def test_cap_bpf_dropped_unless_rwnd(self):
+        """Run as the unit runs it (a user with CAP_NET_ADMIN, CAP_NET_RAW
+        and CAP_BPF as ambient capabilities): CAP_BPF leaves every set
+        right after the configuration is read, said in one line, unless
+        actuator=rwnd, which then loads its program (the probe) with
+        exactly those capabilities."""
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            self.skipTest("needs root and setpriv (to run as the unit does)")
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            if int(f.read()) < 39:
+                self.skipTest("a kernel without CAP_BPF")
+        os.chmod(self.dir, 0o777)
+        os.chmod(self.prom, 0o777)
+        unit = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "--inh-caps=+net_admin,+net_raw,+bpf",
+                "--ambient-caps=+net_admin,+net_raw,+bpf"]
+        cap_bpf, cap_net_admin = 1 << 39, 1 << 12
+        for actuator, kept in (("none", False), ("rwnd", True)):
+            with self.subTest(actuator=actuator):
+                self.proc = subprocess.Popen(
+                    unit + self.base("-o", "port=%d" % free_udp_port(),
+                                     "-o", "actuator=" + actuator),
+                    stderr=subprocess.PIPE, text=True)
+                try:
+                    self.wait_for(lambda: os.path.exists(self.status), "status file")
+                except AssertionError as e:
+                    if "must be one of" in str(e):
+                        self.skipTest("built without rwnd")
+                    raise
+                with open("/proc/%d/status" % self.proc.pid) as f:
+                    caps = {k: int(v, 16) for k, v in
+                            (line.split(":\t") for line in f if line.startswith("Cap"))}
+                for which in ("CapEff", "CapPrm", "CapInh", "CapAmb"):
+                    self.assertEqual(bool(caps[which] & cap_bpf), kept, (which, caps))
+                self.assertTrue(caps["CapEff"] & cap_net_admin, caps)
+                rc, err = self.stop()
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(err.count("dropped CAP_BPF (actuator %s does not need it)"
+                                           % actuator), 0 if kept else 1, err)
+                self.assertFalse(os.path.exists(self.status))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Drives one actuator of libapd for the integration tests:
  *
- *   wf-actuate --iface IF --state FILE --actuator NAME [--stdin] COMMAND...
+ *   wf-actuate --iface IF --state FILE --actuator NAME [--stdin]
+ *              [--rwnd-policy P --rwnd-capacity BPS] COMMAND...
  *
  * COMMANDs run in order: probe; start (probe, then start); set MAC DOWN UP
  * (bit/s, 0: no cap); delay MAC US; weight MAC W; unset MAC (no limit);
  * forget MAC; addr MAC IP (an address of the station, for rwnd); refresh;
- * stop; restore (everything FILE records, no instance);
+ * status (the actuator's status object, one JSON line, "{}" for none); stop; restore (everything FILE records, no instance);
  * crash (exits at once, nothing undone). With --stdin, then one command
  * per line, each answered "ok" or "error: ..." on stdout; end of input
  * exits without stopping (what was set stays, as after a crash). */
@@ -28,6 +29,7 @@ typedef struct {
   WfApdState *state;
   WfActuator *a;
   GHashTable *addrs;  /* mac_str -> WfApdStation with its addresses */
+  WfActuatorOptions options;
 } Ctx;
 
 static gboolean
@@ -72,6 +74,8 @@ need_instance (Ctx *c, GError **error)
       return FALSE;
     }
   c->a = wf_actuator_new (c->name, c->ifname, c->state, error);
+  if (c->a)
+    c->a->options = c->options;
   return c->a != NULL;
 }
 
@@ -99,6 +103,14 @@ run (Ctx *c, char **argv, int argc, int *used, GError **error)
     return wf_actuator_stop (c->a, error);
   if (g_str_equal (cmd, "refresh"))
     return wf_actuator_refresh (c->a, error);
+  if (g_str_equal (cmd, "status"))
+    {
+      g_autoptr(JsonNode) n = wf_actuator_status (c->a);
+      g_autofree char *text = n ? json_to_string (n, FALSE) : g_strdup ("{}");
+
+      printf ("%s\n", text);
+      return TRUE;
+    }
   if (g_str_equal (cmd, "addr"))
     {
       WfApdStation *known;
@@ -181,6 +193,8 @@ main (int argc, char **argv)
   g_autofree char *ifname = NULL;
   g_autofree char *name = NULL;
   g_autofree char *state_path = NULL;
+  g_autofree char *policy = NULL;
+  double capacity = 0;
   gboolean from_stdin = FALSE;
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) oc = g_option_context_new ("COMMAND...");
@@ -189,6 +203,8 @@ main (int argc, char **argv)
     { "state", 0, 0, G_OPTION_ARG_FILENAME, &state_path, "record of changes", "FILE" },
     { "actuator", 0, 0, G_OPTION_ARG_STRING, &name, "rate, delay, airtime, rwnd, fake", "NAME" },
     { "stdin", 0, 0, G_OPTION_ARG_NONE, &from_stdin, "then commands from stdin", NULL },
+    { "rwnd-policy", 0, 0, G_OPTION_ARG_STRING, &policy, "station, equal, rtt-fair", "P" },
+    { "rwnd-capacity", 0, 0, G_OPTION_ARG_DOUBLE, &capacity, "C of equal, rtt-fair", "BPS" },
     { NULL },
   };
   g_autoptr(WfApdState) state = NULL;
@@ -201,6 +217,12 @@ main (int argc, char **argv)
       fprintf (stderr, "wf-actuate: %s\n", error ? error->message : "--state is needed");
       return 2;
     }
+  if (policy && !wf_rwnd_policy_parse (policy, &c.options.rwnd_policy))
+    {
+      fprintf (stderr, "wf-actuate: --rwnd-policy must be " WF_RWND_POLICY_NAMES "\n");
+      return 2;
+    }
+  c.options.rwnd_capacity_bps = capacity;
   if (!(state = wf_apd_state_open (state_path, &error)))
     {
       fprintf (stderr, "wf-actuate: %s\n", error->message);

@@ -448,6 +448,28 @@ render_reports (JsonObject *r, guint width, GString *out)
     }
 }
 
+/* What the actuator holds beyond the settings, when it says (rwnd: its
+ * TCP connections). */
+static void
+render_actuator (JsonObject *a, guint width, GString *out)
+{
+  g_autofree char *policy = a ? str_member (a, "rwnd_policy") : NULL;
+  g_autofree char *line = NULL, *extra = NULL;
+  double flows = 0, held = 0, untouched = 0, cap = 0, other = 0;
+
+  if (!a || !json_object_has_member (a, "rwnd_policy"))
+    return;
+  wf_json_number (a, "flows", &flows);
+  wf_json_number (a, "flows_held", &held);
+  wf_json_number (a, "flows_untouched", &untouched);
+  if (wf_json_number (a, "capacity_bps", &cap) && wf_json_number (a, "other_bps", &other))
+    extra = g_strdup_printf ("; C %.1f Mbit/s, non-TCP %.1f Mbit/s", cap / 1e6, other / 1e6);
+  line = g_strdup_printf ("rwnd        %s: %.0f TCP connection%s, %.0f held back, %.0f left alone "
+                          "(handshake not seen)%s", policy, flows, flows == 1 ? "" : "s", held,
+                          untouched, extra ? extra : "");
+  put_line (out, width, line);
+}
+
 void
 wf_ap_status_render (WfApStatus *st, gint64 now_us, guint width, GString *out)
 {
@@ -495,6 +517,7 @@ wf_ap_status_render (WfApStatus *st, gint64 now_us, guint width, GString *out)
   line = g_strdup_printf ("mode        %s: %s", mode, reason);
   put_line (out, width, line);
   g_free (line);
+  render_actuator (wf_json_object (o, "actuator_status"), width, out);
   line = g_strdup_printf ("fairness    jain %s, trade-off %s (this round; %.0f station%s, "
                           "%.0f with demand)", jain_s, tradeoff_s, n, n == 1 ? "" : "s", counted);
   put_line (out, width, line);

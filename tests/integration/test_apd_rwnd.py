@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wftest import run  # noqa: E402
+from wftest import Actuate, run  # noqa: E402
 
 ACT = os.environ.get("WF_ACTUATE", "wf-actuate")
 DELAY = os.environ.get("WF_DELAY", "wf-delay")
@@ -121,38 +121,6 @@ class Path:
         return "clsact" in self.sh(self.ap, "tc", "qdisc", "show", "dev", self.dev).stdout
 
 
-class Actuator:
-    """wf-actuate --stdin in the AP namespace: one command per call."""
-
-    def __init__(self, path, state, log):
-        self.log = open(log, "a")
-        self.p = subprocess.Popen(
-            ["ip", "netns", "exec", path.ap, ACT, "--iface", path.dev, "--state", state,
-             "--actuator", "rwnd", "--stdin"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
-
-    def __call__(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-        return self.p.stdout.readline().strip()
-
-    def crash(self):
-        self.p.stdin.write("crash\n")
-        self.p.stdin.flush()
-        return self.p.wait(10)
-
-    def close(self):
-        if self.p.poll() is None:
-            self.p.stdin.close()
-            try:
-                self.p.wait(20)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        self.log.close()
-        return self.p.returncode
-
-
 class ApdRwndTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="wfrwnd-")
@@ -177,8 +145,8 @@ class ApdRwndTest(unittest.TestCase):
             self.assertIn(s, (0, 3))
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def actuator(self):
-        a = Actuator(self.path, self.state, self.log)
+    def actuator(self, *extra):
+        a = Actuate(ACT, self.path.ap, self.path.dev, self.state, self.log, "rwnd", *extra)
         self.acts.append(a)
         return a
 
@@ -285,6 +253,70 @@ class ApdRwndTest(unittest.TestCase):
         with open(self.log) as f:
             self.assertRegex(f.read(), r"0 TCP flows held back .*[1-9] left alone "
                                        r"\(handshake not seen\)")
+
+    def policy_case(self, policy, udp_bps):
+        """rwnd-policy=equal or rtt-fair with C = 8 Mbit/s: one download
+        (iperf3's control connection beside it moves no data) gets C less
+        the non-TCP load the program counts; with udp_bps of UDP (iperf3
+        -u, to the station) beside it, C less that. Refreshed every 1 s as
+        the daemon's rounds do; measured over 4-8 s."""
+        a = self.actuator("--rwnd-policy", policy, "--rwnd-capacity", str(int(CLAMP_BPS)))
+        self.assertEqual(a("start"), "ok")
+        udp = None
+        if udp_bps:
+            addr = self.path.addr[4][1]
+            self.path.sh(self.path.srv, "iperf3", "-s", "-1", "-D", "-B", addr, "-p", "5601")
+            time.sleep(0.3)
+            udp = subprocess.Popen(["ip", "netns", "exec", self.path.sta, "iperf3", "-c", addr,
+                                    "-p", "5601", "-u", "-b", str(int(udp_bps)), "-t", "10",
+                                    "-R", "-J"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        client = self.iperf(4, True, 9, 5501)
+        t0 = time.monotonic()
+        statuses = []
+        while time.monotonic() - t0 < 8.5:
+            time.sleep(1.0)
+            self.assertEqual(a("refresh"), "ok")
+            line = a("status")
+            statuses.append(json.loads(line))
+            self.assertEqual(self.drain(a), None)
+        out, err = client.communicate(timeout=30)
+        self.assertEqual(client.returncode, 0, err)
+        if udp:
+            uout, uerr = udp.communicate(timeout=30)
+            self.assertEqual(udp.returncode, 0, uerr)
+        got = self.rate(json.loads(out), 4, 8)
+        last = statuses[-1]
+        other = sum(st["other_bps"] for st in statuses[3:]) / len(statuses[3:])
+        want = CLAMP_BPS - other
+        sys.stderr.write("%s: C %.1f Mbit/s, non-TCP %.2f Mbit/s (UDP sent %.1f) -> TCP %.2f "
+                         "Mbit/s (target %.2f); status %s\n"
+                         % (policy, CLAMP_BPS / 1e6, other / 1e6, udp_bps / 1e6, got / 1e6,
+                            want / 1e6, json.dumps({k: v for k, v in last.items()
+                                                    if k != "flows_listed"})))
+        self.assertEqual(a("stop"), "ok")
+        self.assertEqual(last["rwnd_policy"], policy)
+        self.assertGreaterEqual(last["flows_held"], 1)
+        self.assertEqual(last["senders_moving"], 1)
+        held = [f for f in last["flows_listed"] if any(x["target_bytes"] for x in f["senders"])]
+        self.assertTrue(any(x["rewritten"] > 0 for f in held for x in f["senders"]), last)
+        if udp_bps:
+            # Frames, not payload: a little above what iperf3 sends.
+            self.assertAlmostEqual(other / udp_bps, 1.03, delta=0.08)
+        else:
+            self.assertLess(other, 0.05e6)
+        self.assertAlmostEqual(got / want, 1.0, delta=0.10)
+
+    def drain(self, a):
+        """The "ok" that follows a status line."""
+        line = a.p.stdout.readline().strip()
+        return None if line == "ok" else line
+
+    def test_policy_equal(self):
+        self.policy_case("equal", 0)
+
+    def test_policy_rtt_fair_udp(self):
+        self.policy_case("rtt-fair", 3e6)
 
     def test_stop_detaches(self):
         a = self.actuator()

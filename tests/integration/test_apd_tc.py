@@ -14,7 +14,7 @@ import tempfile
 import time
 import unittest
 
-from wftest import run
+from wftest import Actuate, run
 
 ACT = os.environ.get("WF_ACTUATE", "wf-actuate")
 SKIP = 77
@@ -151,40 +151,6 @@ except OSError:
 """
 
 
-class Actuator:
-    """wf-actuate --stdin in the AP namespace: one command per call."""
-
-    def __init__(self, cell, name, state, log):
-        self.log = open(log, "a")
-        self.p = subprocess.Popen(
-            ["ip", "netns", "exec", cell.ap, ACT, "--iface", cell.dev, "--state", state,
-             "--actuator", name, "--stdin"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
-
-    def __call__(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-        return self.p.stdout.readline().strip()
-
-    def crash(self):
-        self.p.stdin.write("crash\n")
-        self.p.stdin.flush()
-        return self.p.wait(10)
-
-    def close(self):
-        """Its exit status: 0 after the end of its input (the sanitizers'
-        leak check runs then), 3 after a crash."""
-        if self.p.poll() is None:
-            self.p.stdin.close()
-            try:
-                self.p.wait(20)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-        self.log.close()
-        return self.p.returncode
-
-
 class ApdTcTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="wfapd-")
@@ -211,7 +177,7 @@ class ApdTcTest(unittest.TestCase):
                             "--actuator", actuator, *cmds, check=check)
 
     def actuator(self, name="rate"):
-        a = Actuator(self.cell, name, self.state, self.log)
+        a = Actuate(ACT, self.cell.ap, self.cell.dev, self.state, self.log, name)
         self.acts.append(a)
         return a
 

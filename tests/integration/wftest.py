@@ -1,5 +1,5 @@
-"""What the root integration tests share: running a command, and two
-network namespaces joined by a veth pair."""
+"""What the root integration tests share: running a command, two network
+namespaces joined by a veth pair, and wf-actuate driven over stdin."""
 import os
 import subprocess
 
@@ -44,3 +44,40 @@ class VethNet:
     def close(self):
         for ns in (self.client, self.server):
             run("ip", "netns", "del", ns, check=False)
+
+
+class Actuate:
+    """wf-actuate --stdin (tests/wf-actuate.c) in namespace `netns`,
+    acting on `dev`: one command per call, its answer ("ok" or
+    "error: ...") returned. Its stderr goes to the file `log`. Extra
+    arguments (e.g. --rwnd-policy) go before --stdin."""
+
+    def __init__(self, act, netns, dev, state, log, actuator, *extra):
+        self.log = open(log, "a")
+        self.p = subprocess.Popen(
+            ["ip", "netns", "exec", netns, act, "--iface", dev, "--state", state,
+             "--actuator", actuator, *extra, "--stdin"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
+
+    def __call__(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+    def crash(self):
+        self.p.stdin.write("crash\n")
+        self.p.stdin.flush()
+        return self.p.wait(10)
+
+    def close(self):
+        """Its exit status: 0 after the end of its input (the sanitizers'
+        leak check runs then), 3 after a crash."""
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            try:
+                self.p.wait(20)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.log.close()
+        return self.p.returncode
