@@ -151,7 +151,7 @@ main (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autoptr(GBytes) key = NULL;
   g_autoptr(WfApdDaemon) daemon = NULL;
-  g_autofree char *config_path = NULL, *interface = NULL;
+  g_autofree char *config_path = NULL, *interface = NULL, *actuator = NULL;
   g_auto(GStrv) sets = NULL;
   gboolean version = FALSE, do_check = FALSE, do_restore = FALSE;
   int rc = 0;
@@ -160,6 +160,9 @@ main (int argc, char **argv)
       "Configuration file (default " WF_APD_DEFAULT_CONFIG ")", "FILE" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING, &interface,
       "The access point's interface (overrides interface=)", "IFACE" },
+    { "actuator", 'a', 0, G_OPTION_ARG_STRING, &actuator,
+      "How stations are held back: rate, delay, airtime, rwnd or none (overrides actuator=)",
+      "NAME" },
     { "set", 'o', 0, G_OPTION_ARG_STRING_ARRAY, &sets,
       "Any apd.conf setting, over the file's (repeatable)", "KEY=VALUE" },
     { "check", 0, 0, G_OPTION_ARG_NONE, &do_check,
@@ -178,7 +181,8 @@ main (int argc, char **argv)
   g_option_context_set_summary (ctx,
     "Makes the throughput of an access point's stations fair: the stations'\n"
     "reports (wlanfair-reportd, UDP port 7455) and the AP's own view of each\n"
-    "station in, per-station rate, delay or airtime weight out.");
+    "station in; per-station rate, delay or airtime weight, or per-flow TCP\n"
+    "window (rwnd), out.");
   g_option_context_set_description (ctx, "See wlanfair-apd(8).");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -212,6 +216,15 @@ main (int argc, char **argv)
       rc = EXIT_USAGE;
       goto out;
     }
+  /* --interface and --actuator, then --set over them (as the man page
+   * says). */
+  if ((interface && !wf_apd_config_set (&config, "interface", interface, &error)) ||
+      (actuator && !wf_apd_config_set (&config, "actuator", actuator, &error)))
+    {
+      g_printerr ("wlanfair-apd: %s\n", error->message);
+      rc = EXIT_USAGE;
+      goto out;
+    }
   for (char **s = sets; s && *s; s++)
     {
       const char *eq = strchr (*s, '=');
@@ -227,12 +240,6 @@ main (int argc, char **argv)
           rc = EXIT_USAGE;
           goto out;
         }
-    }
-  if (interface && !wf_apd_config_set (&config, "interface", interface, &error))
-    {
-      g_printerr ("wlanfair-apd: %s\n", error->message);
-      rc = EXIT_USAGE;
-      goto out;
     }
 
   /* --restore needs nothing but the state file: it runs as ExecStopPost=

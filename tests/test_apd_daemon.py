@@ -93,6 +93,10 @@ class ApdDaemonTest(unittest.TestCase):
             (["-i", "wlan0", "-o", "rwnd-policy=fair"],
              "rwnd-policy 'fair' must be station, equal or rtt-fair"),
             (["-c", self.conf, "-i", "wlan0", "-o", "rwnd-policy=equal"], "actuator=rwnd only"),
+            (["-i", "wlan0", "--actuator", "tc"], "actuator 'tc' must be one of"),
+            # --actuator is applied before the checks that tie keys to it.
+            (["-c", self.conf, "-i", "wlan0", "-o", "rwnd-policy=equal", "-o", "rwnd-capacity=19M",
+              "--actuator", "rate"], "actuator=rwnd only"),
             (["--check", "--restore", "-i", "wlan0"], "exclude each other"),
             (["stray"], "unexpected argument"),
         ]
@@ -271,7 +275,7 @@ class ApdDaemonTest(unittest.TestCase):
             with self.subTest(actuator=actuator):
                 self.proc = subprocess.Popen(
                     unit + self.base("-o", "port=%d" % free_udp_port(),
-                                     "-o", "actuator=" + actuator),
+                                     "--actuator", actuator),
                     stderr=subprocess.PIPE, text=True)
                 try:
                     self.wait_for(lambda: os.path.exists(self.status), "status file")
