@@ -371,6 +371,27 @@ test_ticks (void)
     assert_maps_to (chart_group (root), pts, 1, 100, 0.9);
   }
 
+  /* A fixed x range is kept as given, ticks inside it. */
+  {
+    g_autoptr(WfChart) f = wf_chart_new ("fixed");
+    g_autoptr(SvgNode) r2 = NULL;
+    g_autoptr(GPtrArray) labels = NULL;
+    g_autoptr(GArray) pts = NULL;
+    guint fs = wf_chart_add_series (f, "s", WF_CHART_SERIES_NONE);
+
+    wf_chart_set_x_range (f, 0, 30);
+    wf_chart_add_point (f, fs, 0.5, 1);
+    wf_chart_add_point (f, fs, 29.5, 2);
+    r2 = render_parse (f, NULL);
+    g_assert_cmpfloat (svg_node_number (chart_group (r2), "data-x-min"), ==, 0);
+    g_assert_cmpfloat (svg_node_number (chart_group (r2), "data-x-max"), ==, 30);
+    labels = tick_labels (r2, "x-axis");
+    g_assert_cmpuint (labels->len, ==, 7);
+    g_assert_cmpstr (g_ptr_array_index (labels, 6), ==, "30");
+    pts = series_points (r2, "s");
+    assert_maps_to (chart_group (r2), pts, 1, 29.5, 2);
+  }
+
   /* A linear axis: 1-2-5 steps covering the data. */
   {
     g_autoptr(WfChart) l = wf_chart_new ("linear");

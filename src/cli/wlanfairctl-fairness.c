@@ -269,8 +269,9 @@ plot_series (const WfSeries *series, const char *display, const GArray *windows,
   y_label = g_strdup_printf ("throughput (%s)", unit);
   /* Seconds since the run's first sample: an epoch origin would make
    * ten-digit tick labels. */
-  wf_chart_set_x_axis (rates, "time since the start of the series (s), interval midpoints",
+  wf_chart_set_x_axis (rates, "time since the start of the series (s)",
                        WF_CHART_SCALE_LINEAR);
+  wf_chart_set_x_range (rates, 0, wf_series_get_end (series) - t0);
   wf_chart_set_y_axis (rates, y_label);
   wf_chart_set_y_include_zero (rates, TRUE);
   for (guint f = 0; f < wf_series_get_n_flows (series); f++)

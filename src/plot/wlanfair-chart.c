@@ -17,6 +17,8 @@ struct _WfChart {
   char        *x_label;
   char        *y_label;
   WfChartScale x_scale;
+  gboolean     x_fixed;
+  double       x_min, x_max;
   gboolean     y_fixed;
   double       y_min, y_max;
   gboolean     y_include_zero;
@@ -87,6 +89,15 @@ wf_chart_set_y_axis (WfChart *chart, const char *label)
 {
   g_free (chart->y_label);
   chart->y_label = g_strdup (label ? label : "");
+}
+
+void
+wf_chart_set_x_range (WfChart *chart, double min, double max)
+{
+  g_return_if_fail (isfinite (min) && isfinite (max) && max > min);
+  chart->x_fixed = TRUE;
+  chart->x_min = min;
+  chart->x_max = max;
 }
 
 void
@@ -351,7 +362,15 @@ fit_axes (const WfChart *c, Axis *x, Axis *y)
     }
 
   x->scale = c->x_scale;
-  if (c->x_scale == WF_CHART_SCALE_LOG)
+  if (c->x_fixed && (c->x_scale != WF_CHART_SCALE_LOG || c->x_min > 0))
+    {
+      x->min = c->x_min, x->max = c->x_max;
+      if (c->x_scale == WF_CHART_SCALE_LOG)
+        log_ticks (x);
+      else
+        linear_ticks (x, wf_chart_nice_step (x->max - x->min, MAX_TICKS));
+    }
+  else if (c->x_scale == WF_CHART_SCALE_LOG)
     {
       if (!isfinite (xmin))
         xmin = 1, xmax = 10;

@@ -37,6 +37,11 @@ void     wf_chart_set_x_axis (WfChart      *chart,
                               WfChartScale  scale);
 void     wf_chart_set_y_axis (WfChart      *chart,
                               const char   *label);
+/* A fixed x range instead of one fitted to the data (the whole run, not
+ * just its samples' midpoints); above zero on a log axis. */
+void     wf_chart_set_x_range (WfChart *chart,
+                               double   min,
+                               double   max);
 /* A fixed y range instead of one fitted to the data (an index in [0, 1]). */
 void     wf_chart_set_y_range (WfChart *chart,
                                double   min,
