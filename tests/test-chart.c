@@ -302,6 +302,53 @@ test_empty (void)
   }
 }
 
+/* Values near the ends of double: a document still, and finite. */
+static void
+test_extreme (void)
+{
+  g_autoptr(WfChart) c = wf_chart_new ("extreme");
+  g_autoptr(SvgNode) root = NULL;
+  g_autoptr(GArray) pts = NULL;
+  g_autofree char *svg = NULL;
+  guint s = wf_chart_add_series (c, "s", WF_CHART_SERIES_NONE);
+
+  wf_chart_add_point (c, s, -1.7e308, 1.7e308);
+  wf_chart_add_point (c, s, 1.7e308, -1.7e308);
+  wf_chart_add_point (c, s, 0, 0);
+  root = render_parse (c, &svg);
+  pts = series_points (root, "s");
+  g_assert_cmpuint (pts->len, ==, 6);
+  for (guint i = 0; i < pts->len; i++)
+    g_assert_true (isfinite (g_array_index (pts, double, i)));
+  g_assert_null (strstr (svg, "inf"));
+  g_assert_null (strstr (svg, "nan"));
+
+  /* One value near DBL_MAX: padded, yet finite. */
+  {
+    double lo = 1.7e308, hi = 1.7e308;
+
+    wf_chart_nice_range (&lo, &hi, 5);
+    g_assert_true (isfinite (lo) && isfinite (hi));
+    g_assert_cmpfloat (lo, <, hi);
+  }
+
+  /* Out of a fixed range: clamped coordinates, still numbers. */
+  {
+    g_autoptr(WfChart) f = wf_chart_new ("out of range");
+    g_autoptr(SvgNode) r2 = NULL;
+    g_autoptr(GArray) p2 = NULL;
+    guint fs = wf_chart_add_series (f, "s", WF_CHART_SERIES_MARKERS);
+
+    wf_chart_set_y_range (f, 0, 1);
+    wf_chart_add_point (f, fs, 0, 1e300);
+    wf_chart_add_point (f, fs, 1, 0.5);
+    r2 = render_parse (f, NULL);
+    p2 = series_points (r2, "s");
+    g_assert_cmpuint (p2->len, ==, 4);
+    assert_maps_to (chart_group (r2), p2, 1, 1, 0.5);
+  }
+}
+
 static void
 test_degenerate (void)
 {
@@ -475,6 +522,7 @@ main (int argc, char **argv)
   g_test_add_func ("/chart/single-point", test_single_point);
   g_test_add_func ("/chart/empty", test_empty);
   g_test_add_func ("/chart/degenerate", test_degenerate);
+  g_test_add_func ("/chart/extreme", test_extreme);
   g_test_add_func ("/chart/ticks", test_ticks);
   g_test_add_func ("/chart/locale", test_locale);
 

@@ -179,6 +179,9 @@ wf_chart_nice_range (double *min, double *max, guint max_ticks)
   /* From the tick index, not by adding steps: no drift, no -0. */
   *min = floor (lo / step + 1e-9) * step + 0.0;
   *max = ceil (hi / step - 1e-9) * step + 0.0;
+  /* Padding or rounding out past DBL_MAX gives infinities. */
+  *min = CLAMP (*min, -G_MAXDOUBLE, G_MAXDOUBLE);
+  *max = CLAMP (*max, -G_MAXDOUBLE, G_MAXDOUBLE);
   return step;
 }
 
@@ -195,9 +198,10 @@ axis_map (const Axis *a, double v)
 {
   double f = a->scale == WF_CHART_SCALE_LOG
     ? (log10 (v) - log10 (a->min)) / (log10 (a->max) - log10 (a->min))
-    : (v - a->min) / (a->max - a->min);
+    : (v * 0.5 - a->min * 0.5) / (a->max * 0.5 - a->min * 0.5); /* halves: no overflow */
 
-  return a->pos0 + f * (a->pos1 - a->pos0);
+  /* Far outside (a fixed range): clipped anyway, and kept short. */
+  return CLAMP (a->pos0 + f * (a->pos1 - a->pos0), -1e6, 1e6);
 }
 
 static void
@@ -205,6 +209,14 @@ linear_ticks (Axis *a, double step)
 {
   double first = ceil (a->min / step - 1e-9), last = floor (a->max / step + 1e-9);
 
+  /* A span that overflowed (values near DBL_MAX): the two ends alone. */
+  if (!(last - first <= 100))
+    {
+      g_array_append_val (a->ticks, a->min);
+      g_array_append_val (a->ticks, a->max);
+      a->decimals = -1;
+      return;
+    }
   for (double k = first; k <= last; k++)
     {
       double v = k * step + 0.0;
