@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wlanfairctl as a user runs it: the built binary, its exit status,
  * stdout and stderr. */
+#include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "svg-doc.h"
 
 typedef struct {
   int   status;
@@ -180,6 +184,8 @@ test_usage_errors (void)
     { { "fairness", "--allow-over", "1" }, "--allow-over needs --capacity" },
     { { "fairness", "--window", "1", "1" }, "--window needs --series" },
     { { "fairness", "--series", "x.csv" }, "--series needs --window" },
+    { { "fairness", "--plot", "x.svg", "1", "2" }, "--plot needs --series" },
+    { { "fairness", "--series", "x.csv", "--plot", "" }, "--plot: empty file name" },
     { { "fairness", "--series", "x.csv", "--window", "1", "3" }, "--series" },
     { { "fairness", "--series", "x.csv", "--window", "1,,2" }, "--window" },
     { { "fairness", "--series", "x.csv", "--window", "0" }, "--window" },
@@ -323,6 +329,298 @@ test_series_errors (void)
     g_assert_cmpint (r.status, ==, 1);
     assert_one_line (r.err, "/nonexistent/s.csv");
   }
+}
+
+/* ---- --plot ------------------------------------------------------------ */
+
+typedef struct {
+  char   *name;
+  GArray *samples; /* double triples: start, end, rate */
+} CsvFlow;
+
+static void
+csv_flow_free (gpointer p)
+{
+  CsvFlow *f = p;
+
+  g_free (f->name);
+  g_array_unref (f->samples);
+  g_free (f);
+}
+
+/* The test's own reading of a series file (rates with an M suffix, rows
+ * of a flow in time order), independent of libwlanfair-metrics. */
+static GPtrArray *
+read_csv (const char *path, double *t0)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  GPtrArray *flows = g_ptr_array_new_with_free_func (csv_flow_free);
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  *t0 = INFINITY;
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      g_auto(GStrv) f = NULL;
+      CsvFlow *flow = NULL;
+      double v[3];
+
+      if (**l == '\0' || **l == '#' || g_str_has_prefix (*l, "start_s"))
+        continue;
+      f = g_strsplit (*l, ",", -1);
+      g_assert_cmpuint (g_strv_length (f), ==, 4);
+      g_assert_true (g_str_has_suffix (f[3], "M"));
+      v[0] = g_ascii_strtod (f[0], NULL);
+      v[1] = g_ascii_strtod (f[1], NULL);
+      v[2] = g_ascii_strtod (f[3], NULL) * 1e6;
+      *t0 = MIN (*t0, v[0]);
+      for (guint i = 0; i < flows->len && flow == NULL; i++)
+        if (g_str_equal (((CsvFlow *) g_ptr_array_index (flows, i))->name, f[2]))
+          flow = g_ptr_array_index (flows, i);
+      if (flow == NULL)
+        {
+          flow = g_new0 (CsvFlow, 1);
+          flow->name = g_strdup (f[2]);
+          flow->samples = g_array_new (FALSE, FALSE, sizeof (double));
+          g_ptr_array_add (flows, flow);
+        }
+      if (flow->samples->len > 0)
+        g_assert_cmpfloat (v[0], >=, g_array_index (flow->samples, double, flow->samples->len - 3));
+      g_array_append_vals (flow->samples, v, 3);
+    }
+  return flows;
+}
+
+/* A drawn point's (x, y) in data units, through the chart's axes. */
+static void
+unmap (const SvgNode *chart, const GArray *pts, guint k, double *x, double *y)
+{
+  g_auto(GStrv) area = g_strsplit (svg_node_attr (chart, "data-area"), " ", -1);
+  double ax = g_ascii_strtod (area[0], NULL), ay = g_ascii_strtod (area[1], NULL);
+  double aw = g_ascii_strtod (area[2], NULL), ah = g_ascii_strtod (area[3], NULL);
+  double x0 = svg_node_number (chart, "data-x-min"), x1 = svg_node_number (chart, "data-x-max");
+  double y0 = svg_node_number (chart, "data-y-min"), y1 = svg_node_number (chart, "data-y-max");
+  double fx = (g_array_index (pts, double, 2 * k) - ax) / aw;
+  double fy = (ay + ah - g_array_index (pts, double, 2 * k + 1)) / ah;
+
+  *x = g_str_equal (svg_node_attr (chart, "data-x-scale"), "log")
+    ? pow (10, log10 (x0) + fx * (log10 (x1) - log10 (x0)))
+    : x0 + fx * (x1 - x0);
+  *y = y0 + fy * (y1 - y0);
+}
+
+static SvgNode *
+find_series (SvgNode *chart, const char *name)
+{
+  g_autoptr(GPtrArray) lines = svg_node_find (chart, "polyline", "series");
+
+  for (guint i = 0; i < lines->len; i++)
+    if (g_strcmp0 (svg_node_attr (g_ptr_array_index (lines, i), "data-name"), name) == 0)
+      return g_ptr_array_index (lines, i);
+  g_error ("no series '%s' in <g id=%s>", name, svg_node_attr (chart, "id"));
+}
+
+/* The picture against the CSV (chart 0) and the --json output (chart 1). */
+static void
+check_plot (const char *svg_path, const char *csv_path, JsonObject *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *svg = NULL;
+  g_autoptr(SvgNode) root = NULL;
+  g_autoptr(GPtrArray) charts = NULL, rate_lines = NULL, labels = NULL;
+  g_autoptr(GPtrArray) flows = NULL;
+  JsonArray *windows = json_object_get_array_member (json, "windows");
+  const char *swm_names[] = { "Jain mean", "Jain min" };
+  const char *swm_keys[] = { "mean", "min" };
+  SvgNode *rates, *swm;
+  double t0;
+  gboolean mbit = FALSE;
+
+  g_assert_true (g_file_get_contents (svg_path, &svg, NULL, &error));
+  g_assert_no_error (error);
+  root = svg_doc_parse (svg, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (root->name, ==, "svg");
+  g_assert_cmpstr (svg_node_attr (root, "xmlns"), ==, "http://www.w3.org/2000/svg");
+  charts = svg_node_find (root, "g", "chart");
+  g_assert_cmpuint (charts->len, ==, 2);
+  rates = g_ptr_array_index (charts, 0);
+  swm = g_ptr_array_index (charts, 1);
+
+  /* Throughput: one polyline per flow, one point per sample, in Mbit/s. */
+  flows = read_csv (csv_path, &t0);
+  g_assert_cmpuint (flows->len, ==, 3);
+  labels = svg_node_find (rates, "text", "label");
+  for (guint i = 0; i < labels->len; i++)
+    mbit |= strstr (((SvgNode *) g_ptr_array_index (labels, i))->text->str, "(Mbit/s)") != NULL;
+  g_assert_true (mbit);
+  rate_lines = svg_node_find (rates, "polyline", "series");
+  g_assert_cmpuint (rate_lines->len, ==, flows->len);
+  for (guint f = 0; f < flows->len; f++)
+    {
+      const CsvFlow *flow = g_ptr_array_index (flows, f);
+      g_autoptr(GArray) pts = svg_points_parse (svg_node_attr (find_series (rates, flow->name), "points"));
+      const double *v = (const double *) (const void *) flow->samples->data;
+
+      g_test_message ("flow %s: %u samples", flow->name, flow->samples->len / 3);
+      g_assert_cmpuint (pts->len / 2, ==, flow->samples->len / 3);
+      for (guint k = 0; k < pts->len / 2; k++)
+        {
+          double x, y;
+
+          unmap (rates, pts, k, &x, &y);
+          g_assert_cmpfloat_with_epsilon (x, (v[3 * k] + v[3 * k + 1]) / 2 - t0, 0.01);
+          g_assert_cmpfloat_with_epsilon (y, v[3 * k + 2] / 1e6, 0.01);
+        }
+    }
+
+  /* SWM: a point per window width, at the --json values, y axis 0 to 1. */
+  g_assert_cmpfloat (svg_node_number (swm, "data-y-min"), ==, 0);
+  g_assert_cmpfloat (svg_node_number (swm, "data-y-max"), ==, 1);
+  for (guint s = 0; s < G_N_ELEMENTS (swm_names); s++)
+    {
+      g_autoptr(GArray) pts = svg_points_parse (svg_node_attr (find_series (swm, swm_names[s]), "points"));
+
+      g_assert_cmpuint (pts->len / 2, ==, json_array_get_length (windows));
+      for (guint k = 0; k < pts->len / 2; k++)
+        {
+          JsonObject *w = json_array_get_object_element (windows, k);
+          double width = json_object_get_double_member (w, "window");
+          double index = json_object_get_double_member (json_object_get_object_member (w, "jain"),
+                                                        swm_keys[s]);
+          double x, y;
+
+          unmap (swm, pts, k, &x, &y);
+          g_assert_cmpfloat_with_epsilon (x / width, 1, 1e-3);
+          g_assert_cmpfloat_with_epsilon (y, index, 1e-3);
+        }
+    }
+}
+
+/* A directory holding NAME alone: no temporary file left behind. */
+static void
+assert_dir_holds (const char *dir, const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) d = g_dir_open (dir, 0, &error);
+  const char *entry;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  while ((entry = g_dir_read_name (d)))
+    {
+      n++;
+      if (name == NULL || !g_str_equal (entry, name))
+        g_error ("%s holds '%s'", dir, entry);
+    }
+  g_assert_cmpuint (n, ==, name ? 1 : 0);
+}
+
+static void
+test_series_plot (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = g_test_build_filename (G_TEST_DIST, "data", "fairness-series.csv", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("wlanfair-plot-XXXXXX", &error);
+  g_autofree char *svg = NULL;
+
+  g_assert_no_error (error);
+  svg = g_build_filename (dir, "out.svg", NULL);
+
+  /* Given widths, log-spaced enough for a log axis. */
+  {
+    g_autoptr(JsonParser) p = NULL;
+    g_auto(Run) r = { 0 };
+    JsonObject *o;
+
+    RUN (&r, NULL, "fairness", "--json", "--series", csv, "--window", "1,2,5,10,30",
+         "--plot", svg);
+    g_assert_cmpstr (r.err, ==, "");
+    g_assert_cmpint (r.status, ==, 0);
+    o = parse_object (r.out, &p);
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "windows")), ==, 5);
+    check_plot (svg, csv, o);
+    assert_dir_holds (dir, "out.svg");
+  }
+
+  /* No --window: the default widths, the same in the JSON and the plot;
+   * the file is replaced. */
+  {
+    g_autoptr(JsonParser) p = NULL;
+    g_auto(Run) r = { 0 };
+    JsonObject *o;
+    JsonArray *w;
+    guint n;
+
+    RUN (&r, NULL, "fairness", "--json", "--series", csv, "--plot", svg);
+    g_assert_cmpstr (r.err, ==, "");
+    g_assert_cmpint (r.status, ==, 0);
+    o = parse_object (r.out, &p);
+    w = json_object_get_array_member (o, "windows");
+    n = json_array_get_length (w);
+    g_assert_cmpuint (n, >=, 5);
+    g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (w, 0), "window"),
+                       ==, 1);
+    g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (w, n - 1), "window"),
+                       ==, 30);
+    check_plot (svg, csv, o);
+    assert_dir_holds (dir, "out.svg");
+  }
+
+  g_unlink (svg);
+  g_rmdir (dir);
+}
+
+static void
+test_series_plot_errors (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = g_test_build_filename (G_TEST_DIST, "data", "fairness-series.csv", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("wlanfair-plot-XXXXXX", &error);
+  g_autofree char *missing = g_build_filename (dir, "no", "such", "dir", "out.svg", NULL);
+  g_autofree char *out = g_build_filename (dir, "out.svg", NULL);
+
+  g_assert_no_error (error);
+
+  /* A directory that does not exist. */
+  {
+    g_auto(Run) r = { 0 };
+
+    RUN (&r, NULL, "fairness", "--series", csv, "--plot", missing);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_cmpstr (r.out, ==, "");
+    assert_one_line (r.err, missing);
+    g_assert_nonnull (strstr (r.err, g_strerror (ENOENT)));
+  }
+
+  /* A path that is a directory: the temporary file is written, the rename
+   * fails, and nothing is left. */
+  {
+    g_auto(Run) r = { 0 };
+    g_autofree char *sub = g_build_filename (dir, "d.svg", NULL);
+
+    g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+    RUN (&r, NULL, "fairness", "--series", csv, "--plot", sub);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_cmpstr (r.out, ==, "");
+    assert_one_line (r.err, sub);
+    assert_dir_holds (dir, "d.svg");
+    g_rmdir (sub);
+  }
+
+  /* Bad data: no picture at all. */
+  {
+    g_auto(Run) r = { 0 };
+
+    RUN (&r, NULL, "fairness", "--series", csv, "--window", "31", "--plot", out);
+    g_assert_cmpint (r.status, ==, 1);
+    assert_one_line (r.err, "longer than the series");
+    assert_dir_holds (dir, NULL);
+  }
+  g_rmdir (dir);
 }
 
 static void
@@ -686,6 +984,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/fairness/series-json", test_series_json);
   g_test_add_func ("/cli/fairness/series-stdin-table", test_series_stdin_table);
   g_test_add_func ("/cli/fairness/series-errors", test_series_errors);
+  g_test_add_func ("/cli/fairness/series-plot", test_series_plot);
+  g_test_add_func ("/cli/fairness/series-plot-errors", test_series_plot_errors);
   g_test_add_func ("/cli/tcp/status-json", test_tcp_status_json);
   g_test_add_func ("/cli/ap/status-table", test_ap_status_table);
   g_test_add_func ("/cli/ap/status-rwnd", test_ap_status_rwnd);

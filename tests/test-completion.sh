@@ -276,6 +276,7 @@ run_checks()
         expect "wlanfairctl fairness -s r" run.csv
         expect "wlanfairctl fairness --series=r" run.csv
         expect "wlanfairctl fairness --json --series=" "run.csv" "sub dir" "tcp-status.json"
+        expect "wlanfairctl fairness --series run.csv --plot r" run.csv
         expect "wlanfairctl tcp status --status-file t" tcp-status.json
         expect "wlanfairctl ap status --status t" tcp-status.json
         expect "wlanfairctl ap watch -n 2 --status=t" tcp-status.json

@@ -31,6 +31,24 @@ test_parse_basic (void)
   g_assert_cmpfloat (wf_series_get_end (s), ==, 3);
   /* durations 1, 1, 2.5: median 1 */
   g_assert_cmpfloat (wf_series_get_median_interval (s), ==, 1);
+
+  /* Each flow's samples in time order, not file order. */
+  {
+    double a, b, rate;
+
+    g_assert_cmpuint (wf_series_get_flow_n_samples (s, 0), ==, 2);
+    g_assert_cmpuint (wf_series_get_flow_n_samples (s, 1), ==, 1);
+    wf_series_get_flow_sample (s, 0, 0, &a, &b, &rate);
+    g_assert_cmpfloat (a, ==, 0);
+    g_assert_cmpfloat (b, ==, 1);
+    g_assert_cmpfloat (rate, ==, 5e6);
+    wf_series_get_flow_sample (s, 0, 1, &a, &b, &rate);
+    g_assert_cmpfloat (a, ==, 1);
+    g_assert_cmpfloat (rate, ==, 10e6);
+    wf_series_get_flow_sample (s, 1, 0, &a, &b, &rate);
+    g_assert_cmpfloat (b, ==, 3);
+    g_assert_cmpfloat (rate, ==, 1.5e6);
+  }
 }
 
 static void

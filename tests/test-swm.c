@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sliding Window Method on series whose windows are computed by hand. */
+#include <math.h>
 #include <string.h>
 
 #include "wlanfair-error.h"
@@ -201,12 +202,65 @@ test_errors (void)
   }
 }
 
+/* Log-spaced from the median interval to the run, and each one runs. */
+static void
+test_default_windows (void)
+{
+  struct { double interval; guint samples; guint n; } cases[] = {
+    { 1, 4, 5 },       /* 0.6 decades: 1 .. 4 */
+    { 1, 60, 12 },     /* 1.8 decades */
+    { 0.1, 3000, 16 }, /* 3.5 decades: capped */
+    { 0.5, 2, 3 },     /* 1 s in 0.5 s samples: 0.5, 0.707, 1 */
+    { 2, 1, 1 },       /* a single sample: the run */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GString) text = g_string_new (WF_SERIES_HEADER "\n");
+      g_autoptr(WfSeries) s = NULL;
+      g_autoptr(GArray) w = NULL;
+      double span = cases[i].interval * cases[i].samples;
+
+      for (guint k = 0; k < cases[i].samples; k++)
+        {
+          char a[G_ASCII_DTOSTR_BUF_SIZE], b[G_ASCII_DTOSTR_BUF_SIZE];
+
+          g_ascii_dtostr (a, sizeof a, 100 + k * cases[i].interval);
+          g_ascii_dtostr (b, sizeof b, 100 + (k + 1) * cases[i].interval);
+          g_string_append_printf (text, "%s,%s,x,%u\n%s,%s,y,7\n", a, b, k, a, b);
+        }
+      s = load (text->str);
+      w = wf_swm_default_windows (s);
+      g_test_message ("interval %g, %u samples: %u widths", cases[i].interval,
+                      cases[i].samples, w->len);
+      g_assert_cmpuint (w->len, ==, cases[i].n);
+      g_assert_cmpfloat_with_epsilon (g_array_index (w, double, 0),
+                                      cases[i].n == 1 ? span : cases[i].interval, 1e-9);
+      g_assert_cmpfloat_with_epsilon (g_array_index (w, double, w->len - 1), span, 1e-9);
+      for (guint k = 0; k < w->len; k++)
+        {
+          WfSwmResult r = run (s, g_array_index (w, double, k), 0, 0);
+
+          if (k > 0)
+            {
+              double ratio = g_array_index (w, double, k) / g_array_index (w, double, k - 1);
+
+              /* Ascending, and evenly on a log scale (3-digit rounding aside). */
+              g_assert_cmpfloat (ratio, >, 1);
+              g_assert_cmpfloat_with_epsilon (ratio, pow (span / cases[i].interval, 1.0 / (w->len - 1)), 0.01);
+            }
+          g_assert_cmpuint (r.n_windows, >, 0);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/swm/hand", test_hand);
+  g_test_add_func ("/swm/default-windows", test_default_windows);
   g_test_add_func ("/swm/fractional-step", test_fractional_step);
   g_test_add_func ("/swm/default-step", test_default_step);
   g_test_add_func ("/swm/late-flow", test_late_flow);

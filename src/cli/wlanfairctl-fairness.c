@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wlanfairctl fairness: the indices of a list of throughputs, or the
- * Sliding Window Method over a series file. */
+ * Sliding Window Method over a series file (and its picture, --plot). */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <unistd.h>
 
+#include "wlanfair-chart.h"
 #include "wlanfair-error.h"
 #include "wlanfair-fairness.h"
 #include "wlanfair-number.h"
@@ -19,13 +23,14 @@ typedef struct {
   char     *series_arg;
   char     *window_arg;
   char     *step_arg;
+  char     *plot_arg;
   gboolean  allow_over;
   gboolean  json;
 
   double    capacity; /* 0: none */
   double    alpha;
   double    step;     /* 0: default */
-  GArray   *windows;  /* double */
+  GArray   *windows;  /* double; NULL with --plot alone: defaults */
 } Options;
 
 static void
@@ -36,6 +41,7 @@ options_clear (Options *o)
   g_free (o->series_arg);
   g_free (o->window_arg);
   g_free (o->step_arg);
+  g_free (o->plot_arg);
   if (o->windows)
     g_array_unref (o->windows);
 }
@@ -59,9 +65,9 @@ validate (Options *o, int n_values)
 
   if (o->series_arg == NULL)
     {
-      if (o->window_arg || o->step_arg)
+      if (o->window_arg || o->step_arg || o->plot_arg)
         return wf_cli_usage_error ("%s needs --series",
-                                   o->window_arg ? "--window" : "--step");
+                                   o->window_arg ? "--window" : o->step_arg ? "--step" : "--plot");
       if (n_values == 0)
         return wf_cli_usage_error ("no throughputs given");
       return WF_EXIT_OK;
@@ -69,11 +75,15 @@ validate (Options *o, int n_values)
 
   if (n_values > 0)
     return wf_cli_usage_error ("throughputs and --series exclude each other");
-  if (o->window_arg == NULL)
-    return wf_cli_usage_error ("--series needs --window");
+  if (o->plot_arg && *o->plot_arg == '\0')
+    return wf_cli_usage_error ("--plot: empty file name");
+  if (o->window_arg == NULL && o->plot_arg == NULL)
+    return wf_cli_usage_error ("--series needs --window (or --plot, which has default widths)");
   if (o->step_arg &&
       (rc = wf_cli_parse_number ("--step", o->step_arg, WF_NUMBER_POSITIVE, &o->step)))
     return rc;
+  if (o->window_arg == NULL)
+    return WF_EXIT_OK; /* the widths come from the series */
 
   o->windows = g_array_new (FALSE, FALSE, sizeof (double));
   {
@@ -214,6 +224,160 @@ format_stat (gboolean have, double v)
   return have ? g_strdup_printf ("%.4f", v) : g_strdup ("-");
 }
 
+/* The largest of bit/s, kbit/s, Mbit/s, Gbit/s that keeps MAX at 1 or
+ * more, so the axis reads 0 to 12, not 0 to 12000000. */
+static double
+rate_unit (double max, const char **name)
+{
+  static const struct { double scale; const char *name; } units[] = {
+    { 1e9, "Gbit/s" }, { 1e6, "Mbit/s" }, { 1e3, "kbit/s" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (units); i++)
+    if (max >= units[i].scale)
+      {
+        *name = units[i].name;
+        return units[i].scale;
+      }
+  *name = "bit/s";
+  return 1;
+}
+
+/* Two charts: each flow's samples over time, and the SWM curve. */
+static char *
+plot_series (const WfSeries *series, const char *display, const GArray *windows,
+             const WfSwmResult *results)
+{
+  g_autoptr(WfChart) rates = wf_chart_new ("Per-flow throughput");
+  g_autoptr(WfChart) swm = wf_chart_new ("Sliding Window Method: index over windows of each width");
+  g_autofree char *y_label = NULL, *title = NULL;
+  WfChart *charts[2] = { rates, swm };
+  double t0 = wf_series_get_start (series), max = 0, scale, wmin, wmax;
+  const char *unit;
+  guint jmean, jmin, tmean = 0, tmin = 0;
+  gboolean tradeoff = windows->len > 0 && results[0].has_tradeoff;
+
+  for (guint f = 0; f < wf_series_get_n_flows (series); f++)
+    for (guint k = 0; k < wf_series_get_flow_n_samples (series, f); k++)
+      {
+        double a, b, r;
+
+        wf_series_get_flow_sample (series, f, k, &a, &b, &r);
+        max = MAX (max, r);
+      }
+  scale = rate_unit (max, &unit);
+  y_label = g_strdup_printf ("throughput (%s)", unit);
+  /* Seconds since the run's first sample: an epoch origin would make
+   * ten-digit tick labels. */
+  wf_chart_set_x_axis (rates, "time since the start of the series (s)",
+                       WF_CHART_SCALE_LINEAR);
+  wf_chart_set_x_range (rates, 0, wf_series_get_end (series) - t0);
+  wf_chart_set_y_axis (rates, y_label);
+  wf_chart_set_y_include_zero (rates, TRUE);
+  for (guint f = 0; f < wf_series_get_n_flows (series); f++)
+    {
+      guint s = wf_chart_add_series (rates, wf_series_get_flow_name (series, f),
+                                     WF_CHART_SERIES_NONE);
+
+      for (guint k = 0; k < wf_series_get_flow_n_samples (series, f); k++)
+        {
+          double a, b, r;
+
+          wf_series_get_flow_sample (series, f, k, &a, &b, &r);
+          wf_chart_add_point (rates, s, (a + b) / 2 - t0, r / scale);
+        }
+    }
+
+  /* Widths spanning a decade or more read better on a log axis, as in
+   * the SWM figures of the literature. */
+  wmin = wmax = windows->len ? g_array_index (windows, double, 0) : 1;
+  for (guint i = 0; i < windows->len; i++)
+    {
+      wmin = MIN (wmin, g_array_index (windows, double, i));
+      wmax = MAX (wmax, g_array_index (windows, double, i));
+    }
+  wf_chart_set_x_axis (swm, "window width (s)",
+                       wmax >= 10 * wmin ? WF_CHART_SCALE_LOG : WF_CHART_SCALE_LINEAR);
+  wf_chart_set_y_axis (swm, tradeoff ? "index" : "Jain's index");
+  wf_chart_set_y_range (swm, 0, 1);
+  jmean = wf_chart_add_series (swm, "Jain mean", WF_CHART_SERIES_MARKERS);
+  jmin = wf_chart_add_series (swm, "Jain min", WF_CHART_SERIES_MARKERS);
+  if (tradeoff)
+    {
+      tmean = wf_chart_add_series (swm, "trade-off mean", WF_CHART_SERIES_MARKERS);
+      tmin = wf_chart_add_series (swm, "trade-off min", WF_CHART_SERIES_MARKERS);
+    }
+  for (guint i = 0; i < windows->len; i++)
+    {
+      const WfSwmResult *r = &results[i];
+      /* A width whose every window is empty has no value: NaN, skipped. */
+      gboolean have = r->n_windows > 0;
+
+      wf_chart_add_point (swm, jmean, r->window, have ? r->jain.mean : NAN);
+      wf_chart_add_point (swm, jmin, r->window, have ? r->jain.min : NAN);
+      if (tradeoff)
+        {
+          wf_chart_add_point (swm, tmean, r->window, have ? r->tradeoff.mean : NAN);
+          wf_chart_add_point (swm, tmin, r->window, have ? r->tradeoff.min : NAN);
+        }
+    }
+
+  title = g_strdup_printf ("wlanfairctl fairness: %s", display);
+  return wf_chart_render_svg (charts, G_N_ELEMENTS (charts), title);
+}
+
+/* PATH whole or not at all: a temporary file beside it, renamed over it,
+ * so a full disk or a kill never leaves half a picture. */
+static gboolean
+write_atomically (const char *path, const char *text, GError **error)
+{
+  g_autofree char *display = g_filename_display_name (path);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *tmp_name = g_strdup_printf (".%s.XXXXXX", base);
+  g_autofree char *tmp = g_build_filename (dir, tmp_name, NULL);
+  gsize len = strlen (text), done = 0;
+  int fd, saved;
+
+  /* 0666 less the umask, as any file the user creates. */
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "cannot write %s: %s",
+                   display, g_strerror (saved));
+      return FALSE;
+    }
+  while (done < len)
+    {
+      gssize n = write (fd, text + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        goto fail;
+      done += n;
+    }
+  if (fsync (fd) < 0 || close (fd) < 0)
+    {
+      fd = -1;
+      goto fail;
+    }
+  fd = -1;
+  if (g_rename (tmp, path) < 0)
+    goto fail;
+  return TRUE;
+
+fail:
+  saved = errno;
+  if (fd >= 0)
+    close (fd);
+  g_unlink (tmp);
+  g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "cannot write %s: %s",
+               display, g_strerror (saved));
+  return FALSE;
+}
+
 static int
 run_series (Options *o)
 {
@@ -239,6 +403,8 @@ run_series (Options *o)
 
   if (!wf_swm_eval_window (series, &params, t0, t1, &run_n, &run_jain, &run_tradeoff, &error))
     goto data_error;
+  if (o->windows == NULL)
+    o->windows = wf_swm_default_windows (series);
 
   results = g_new0 (WfSwmResult, o->windows->len);
   for (guint i = 0; i < o->windows->len; i++)
@@ -246,6 +412,15 @@ run_series (Options *o)
       params.window = g_array_index (o->windows, double, i);
       if (!wf_swm_run (series, &params, &results[i], &error))
         goto data_error;
+    }
+
+  /* Before anything is printed: a failure prints one line, no table. */
+  if (o->plot_arg)
+    {
+      g_autofree char *svg = plot_series (series, display, o->windows, results);
+
+      if (!write_atomically (o->plot_arg, svg, &error))
+        return wf_cli_fail ("%s", error->message);
     }
 
   if (o->json)
@@ -350,12 +525,14 @@ wf_cli_fairness (int argc, char **argv)
       "Sliding window widths in seconds, comma-separated", "W[,W...]" },
     { "step", 0, 0, G_OPTION_ARG_STRING, &o.step_arg,
       "Slide windows by S seconds (default: the median sample interval)", "S" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot_arg,
+      "Draw the series and the SWM curve into an SVG file (needs --series)", "FILE" },
     { "json", 'j', 0, G_OPTION_ARG_NONE, &o.json,
       "Print one JSON object", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) ctx =
-    g_option_context_new ("X1 [X2...] | --series FILE --window W[,W...]");
+    g_option_context_new ("X1 [X2...] | --series FILE --window W[,W...] [--plot OUT.svg]");
   int rc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);

@@ -313,6 +313,33 @@ wf_series_get_median_interval (const WfSeries *series)
   return series->median_interval;
 }
 
+guint
+wf_series_get_flow_n_samples (const WfSeries *series, guint flow)
+{
+  g_return_val_if_fail (flow < series->flows->len, 0);
+  return ((Flow *) g_ptr_array_index (series->flows, flow))->samples->len;
+}
+
+void
+wf_series_get_flow_sample (const WfSeries *series,
+                           guint           flow,
+                           guint           index,
+                           double         *start,
+                           double         *end,
+                           double         *rate)
+{
+  const Flow *f;
+  const Sample *s;
+
+  g_return_if_fail (flow < series->flows->len);
+  f = g_ptr_array_index (series->flows, flow);
+  g_return_if_fail (index < f->samples->len);
+  s = &g_array_index (f->samples, Sample, index);
+  *start = s->start;
+  *end = s->end;
+  *rate = s->rate;
+}
+
 /* Bits the flow delivered before time t. */
 static double
 flow_integral (const Flow *f, double t)

@@ -31,6 +31,16 @@ double      wf_series_get_start (const WfSeries *series);
 double      wf_series_get_end (const WfSeries *series);
 double      wf_series_get_median_interval (const WfSeries *series);
 
+/* A flow's samples in time order (sorted by start_s): for drawing. */
+guint       wf_series_get_flow_n_samples (const WfSeries *series,
+                                          guint           flow);
+void        wf_series_get_flow_sample (const WfSeries *series,
+                                       guint           flow,
+                                       guint           index,
+                                       double         *start,
+                                       double         *end,
+                                       double         *rate);
+
 /* The flow's average rate over the part of [a, b) in which it exists
  * (between its first start and its last end; gaps inside count as 0).
  * Returns FALSE when the flow does not exist anywhere in [a, b). */

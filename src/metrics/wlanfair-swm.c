@@ -125,3 +125,42 @@ wf_swm_run (const WfSeries    *series,
     }
   return TRUE;
 }
+
+static double
+round_significant (double v, int digits)
+{
+  double mag = pow (10, digits - 1 - floor (log10 (v)));
+
+  return round (v * mag) / mag;
+}
+
+GArray *
+wf_swm_default_windows (const WfSeries *series)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (double));
+  double span = wf_series_get_end (series) - wf_series_get_start (series);
+  double lo = MIN (wf_series_get_median_interval (series), span);
+  double decades;
+  guint n;
+
+  if (!(lo > 0) || span <= lo * (1 + 1e-9))
+    {
+      g_array_append_val (out, span);
+      return out;
+    }
+  /* Log-spaced: the SWM curve changes per factor of width, not per second. */
+  decades = log10 (span / lo);
+  n = (guint) CLAMP (ceil (decades * WF_SWM_DEFAULT_PER_DECADE) + 1, 2, WF_SWM_DEFAULT_MAX_WIDTHS);
+  for (guint i = 0; i < n; i++)
+    {
+      double w = i == 0 ? lo
+        : i + 1 == n ? span
+        : round_significant (lo * pow (span / lo, (double) i / (n - 1)), 3);
+
+      /* Rounding may merge neighbours on a short run, or reach the end. */
+      w = MIN (w, span);
+      if (out->len == 0 || w > g_array_index (out, double, out->len - 1))
+        g_array_append_val (out, w);
+    }
+  return out;
+}

@@ -51,4 +51,13 @@ gboolean wf_swm_eval_window (const WfSeries    *series,
                              double            *tradeoff,
                              GError           **error);
 
+/* Window widths for when none are given: log-spaced from the median
+ * sample interval to the whole run, WF_SWM_DEFAULT_PER_DECADE a decade,
+ * between 2 and WF_SWM_DEFAULT_MAX_WIDTHS of them (one if the run is a
+ * single interval long); the inner ones rounded to 3 significant digits,
+ * the last exactly the run. Ascending doubles. */
+#define WF_SWM_DEFAULT_PER_DECADE 6
+#define WF_SWM_DEFAULT_MAX_WIDTHS 16
+GArray  *wf_swm_default_windows (const WfSeries *series);
+
 G_END_DECLS
