@@ -686,6 +686,12 @@ def draw(res, json_path, out=None):
     return done
 
 
+def shown(path):
+    """path relative to the working directory when below it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def after_results(prog, res, json_path, no_plot=False):
     """For a bench script, after it wrote its table and JSON: the pictures
     beside the JSON, or one line saying why not (then exit status 1)."""
@@ -695,6 +701,6 @@ def after_results(prog, res, json_path, no_plot=False):
         paths = draw(res, json_path)
     except NoMatplotlib:
         sys.exit(f"{prog}: no picture: python3-matplotlib is missing (apt-get install "
-                 f"python3-matplotlib, then bench/plot {os.path.relpath(json_path)}); "
+                 f"python3-matplotlib, then bench/plot {shown(json_path)}); "
                  f"table and JSON are written")
-    print(f"{prog}: pictures " + ", ".join(os.path.relpath(p) for p in paths))
+    print(f"{prog}: pictures " + ", ".join(shown(p) for p in paths))
