@@ -12,7 +12,6 @@ an SVG id (matplotlib's gid) that tests/test-bench-plots.py counts.
 Imported by the bench scripts (their directory is on sys.path) and by
 bench/plot; importing it does not need matplotlib.
 """
-import math
 import os
 import statistics
 import sys
@@ -501,7 +500,7 @@ def ackloss_cost(res, path):
                 a.plot([x] * len(r[key]), r[key], "o", ms=3, color="k", alpha=0.6,
                        gid=f"reps-{key}-{m}-{cc}")
         a.set_xticks(range(len(modes)))
-        a.set_xticklabels([m.replace("_", " ").upper().replace("GSO ", "GSO ") for m in modes])
+        a.set_xticklabels([m.replace("_", " ").upper() for m in modes])
         a.set_ylabel(lab + "; bars: median")
         a.grid(axis="y", alpha=0.3)
         a.legend(loc="upper right")
