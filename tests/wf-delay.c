@@ -2,9 +2,10 @@
 /* A wire with a fixed delay and a rate, for tests on a kernel without
  * netem or fq: copies every Ethernet frame from interface A to B and back
  * (AF_PACKET), each after DELAY ms, serialised at RATE bit/s (a FIFO of
- * at most 4096 frames per direction; beyond it frames are dropped):
+ * at most QUEUE frames per direction, 4096 by default and at most; beyond
+ * it frames are dropped: a tail-drop buffer):
  *
- *   wf-delay IF_A IF_B DELAY_MS RATE_BPS
+ *   wf-delay IF_A IF_B DELAY_MS RATE_BPS [QUEUE]
  *
  * Run it in a namespace where A and B have no addresses. Frames larger
  * than 2048 bytes (GSO) are dropped: turn off tso/gso/gro on the way. */
@@ -81,12 +82,15 @@ main (int argc, char **argv)
 {
   static Dir dirs[2];
   uint64_t delay, ns_per_byte_x1000;
+  unsigned long limit = SLOTS;
   double rate;
 
-  if (argc != 5 || (delay = strtoull (argv[3], NULL, 10) * 1000000ull, 0) ||
-      !((rate = strtod (argv[4], NULL)) > 0))
+  if ((argc != 5 && argc != 6) || (delay = strtoull (argv[3], NULL, 10) * 1000000ull, 0) ||
+      !((rate = strtod (argv[4], NULL)) > 0) ||
+      (argc == 6 && ((limit = strtoul (argv[5], NULL, 10)) < 1 || limit > SLOTS)))
     {
-      fprintf (stderr, "usage: wf-delay IF_A IF_B DELAY_MS RATE_BPS\n");
+      fprintf (stderr, "usage: wf-delay IF_A IF_B DELAY_MS RATE_BPS [QUEUE (1..%d frames)]\n",
+               SLOTS);
       return 2;
     }
   ns_per_byte_x1000 = (uint64_t) (8e12 / rate);
@@ -136,13 +140,13 @@ main (int argc, char **argv)
             {
               unsigned slot = (q->head + q->n) % SLOTS;
               uint8_t scratch[FRAME];
-              uint8_t *b = q->n < SLOTS ? q->buf[slot] : scratch;
+              uint8_t *b = q->n < limit ? q->buf[slot] : scratch;
               ssize_t len = recv (q->fd, b, FRAME, MSG_TRUNC);
               uint64_t start;
 
               if (len < 0)
                 break;
-              if (len > FRAME || q->n >= SLOTS)
+              if (len > FRAME || q->n >= limit)
                 {
                   q->dropped++;
                   continue;
