@@ -338,6 +338,11 @@ PY
     check "$p-status-holds-3-downloads" "status: flows_held max $(fv "${p}_apd_flows_held_max"), senders_moving max $(fv "${p}_apd_senders_moving_max"), policy $(fv "${p}_apd_policy"); wanted >= 3, 3, $p" \
         holds_3 "$p"
     run 60 systemctl stop $AUNIT
+    # ExecStopPost= (--restore, which drops CAP_BPF with capset(): denied
+    # by the unit's ~@privileged until it was let back in) exited 0.
+    check "$p-stop-clean" "after stop: $(systemctl show -p Result,ExecMainStatus $AUNIT | tr '\n' ' '); $(journalctl -b --no-pager -o cat -u $AUNIT | grep -i 'capset\|control process exited' | tail -2 | tr '\n' ' ')" \
+        eval '[ "$(systemctl show -p Result --value $AUNIT)" = success ] &&
+              ! journalctl -b --no-pager -o cat -u $AUNIT | grep -qi "capset\|control process exited"'
     check "$p-stop-removes-bpf" "a wf_rwnd filter left on $BR: $(tc filter show dev $BR ingress; tc filter show dev $BR egress)" \
         eval '! has_rwnd_filter ingress && ! has_rwnd_filter egress'
     check "$p-stop-restores-qdiscs" "the root namespace's qdiscs or $BR's filters differ from before the start (tc-after-$p.txt)" tc_as_before "$p"
@@ -368,12 +373,12 @@ if [ -s "$R" ] && [ -s "$F" ]; then
     # the windows' excess over the path holds: 9767 + 19047 + 43737 bytes
     # against 57 kB of bandwidth x base RTT in the first runs, about 15 ms.
     # So half the uncontrolled p95, for the delay and for its variation
-    # (PDV: delay - the lowest, p95), has a margin (four runs: delay p95
-    # 14-24 ms against 256-262, PDV 14-24 against 83-147). The
+    # (PDV: delay - the lowest, p95), has a margin (six runs: delay p95
+    # 4-24 ms against 256-265, PDV 4-24 against 83-147). The
     # inter-arrival jitter |ia - 50 ms| is a fact, not a check: it also
     # holds the sender's late wake-ups under TCG (3-4 ms with an empty
-    # queue, equal) and the residual queue's 50 ms swings: 0.55-0.75 of
-    # the uncontrolled one in five runs, no margin a check could hold.
+    # queue, equal) and the residual queue's 50 ms swings: 0.37-0.76 of
+    # the uncontrolled one in seven runs, no margin a check could hold.
     check rtt-fair-game-delay "game one-way delay p95: rtt-fair $(fv rtt-fair_game_delay_p95_ms) ms, uncontrolled $(fv free_game_delay_p95_ms) ms; wanted below half" \
         lt "$(fv rtt-fair_game_delay_p95_ms)" "$(mul 0.5 "$(fv free_game_delay_p95_ms)")"
     check rtt-fair-game-pdv "game delay variation (PDV p95): rtt-fair $(fv rtt-fair_game_pdv_p95_ms) ms, uncontrolled $(fv free_game_pdv_p95_ms) ms; wanted below half" \
