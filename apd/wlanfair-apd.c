@@ -153,7 +153,7 @@ main (int argc, char **argv)
   g_autoptr(WfApdDaemon) daemon = NULL;
   g_autofree char *config_path = NULL, *interface = NULL, *actuator = NULL;
   g_auto(GStrv) sets = NULL;
-  gboolean version = FALSE, do_check = FALSE, do_restore = FALSE;
+  gboolean version = FALSE, do_check = FALSE, do_restore = FALSE, from_credential = FALSE;
   int rc = 0;
   const GOptionEntry entries[] = {
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path,
@@ -262,8 +262,12 @@ main (int argc, char **argv)
       goto out;
     }
   if (!config.key_file)
-    config.key_file = wf_keyfile_credential ("apd.key");
-  if (config.key_file && !(key = wf_report_load_key (config.key_file, &error)))
+    {
+      config.key_file = wf_keyfile_credential ("apd.key");
+      from_credential = config.key_file != NULL;
+    }
+  if (config.key_file &&
+      !(key = wf_report_load_key_full (config.key_file, from_credential, &error)))
     {
       g_printerr ("wlanfair-apd: key: %s\n", error->message);
       rc = EXIT_USAGE;

@@ -123,6 +123,31 @@ struct {
   __type (value, struct opt_walk);
 } walk SEC (".maps");
 
+/* Everything of the program that is not a register lives here, not on the
+ * stack. Linux 6.1's verifier, without CAP_PERFMON, refuses a store of
+ * fewer than 8 bytes (a byte of an address, a u16 field, a helper writing
+ * a header) into a stack slot that held a spilled register ("attempt to
+ * corrupt spilled pointer on stack", even for a spilled scalar), and clang
+ * reuses slots freely: what loaded on 6.18 did not on Debian 12. A map
+ * value has no such rule. Per CPU: a tc program runs to its end on one. */
+struct scratch {
+  struct tcp_fixed th;
+  struct ip4_fixed ip4;
+  struct ip6_fixed ip6;
+  struct wf_rwnd_key key;
+  struct wf_rwnd_tkey tk;
+  struct wf_rwnd_flow nf;
+  __u8   src[16], dst[16];
+  __be16 old_be, new_be;
+};
+
+struct {
+  __uint (type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint (max_entries, 1);
+  __type (key, __u32);
+  __type (value, struct scratch);
+} scratch SEC (".maps");
+
 /* bpf_loop's context must be on the stack: it carries the pointer. */
 struct walk_ctx {
   struct opt_walk *w;
@@ -161,25 +186,35 @@ opt_step (__u32 n, void *data)
   return 0;
 }
 
-/* MSS and window scale of a SYN's options. */
-static __always_inline void
-parse_syn_opts (struct __sk_buff *skb, __u32 off, __u32 len, struct syn_opts *o)
+/* MSS and window scale of a SYN's options, in the walk's map value (all
+ * 0 when there are none); NULL only if that map has no value. Keys on the
+ * stack are 8 bytes wide (an array map reads the first 4: little endian),
+ * for the rule above. */
+static __always_inline const struct syn_opts *
+parse_syn_opts (struct __sk_buff *skb, __u32 off, __u32 len)
 {
-  __u32 zero = 0;
+  __u64 zero = 0;
   struct opt_walk *w = bpf_map_lookup_elem (&walk, &zero);
   struct walk_ctx ctx;
 
   if (!w)
-    return;
+    return NULL;
   __builtin_memset (w, 0, sizeof *w);
-  if (len < 1 || len > 40 || bpf_skb_load_bytes (skb, off, w->buf, len) < 0)
-    return;
+  if (len < 1 || len > 40)
+    return &w->o;
+  /* 6.1's verifier learns nothing from len == 0 having been ruled out
+   * (the helper's size must be at least 1): the same len, in a form whose
+   * bounds it can see (1..64, the buffer's size). The barrier keeps clang
+   * from folding it back. */
+  asm volatile ("" : "+r" (len));
+  if (bpf_skb_load_bytes (skb, off, w->buf, ((len - 1) & 63) + 1) < 0)
+    return &w->o;
   w->len = len;
   ctx.w = w;
   bpf_loop (40, opt_step, &ctx, 0);
-  *o = w->o;
-  if (o->ws > WS_MAX)
-    o->ws = WS_MAX;
+  if (w->o.ws > WS_MAX)
+    w->o.ws = WS_MAX;
+  return &w->o;
 }
 
 /* A packet no window can hold back: counted (per CPU, no atomics). At
@@ -188,7 +223,7 @@ parse_syn_opts (struct __sk_buff *skb, __u32 off, __u32 len, struct syn_opts *o)
 static __always_inline void
 count_other (struct __sk_buff *skb)
 {
-  __u32 k = skb->ingress_ifindex == skb->ifindex ? WF_RWND_OTHER_IN : WF_RWND_OTHER_OUT;
+  __u64 k = skb->ingress_ifindex == skb->ifindex ? WF_RWND_OTHER_IN : WF_RWND_OTHER_OUT;
   __u64 *v = bpf_map_lookup_elem (&other, &k);
 
   if (v)
@@ -224,14 +259,16 @@ set_side (struct wf_rwnd_flow *f, __u32 s, const struct syn_opts *o)
 
 /* SYN or SYN-ACK from endpoint s. */
 static __always_inline void
-on_syn (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, __u32 s,
+on_syn (struct __sk_buff *skb, struct scratch *sc, struct wf_rwnd_flow *f, __u32 s,
         __u8 flags, __u32 opt_off, __u32 opt_len, __u64 now)
 {
-  struct syn_opts o = { 0 };
+  const struct syn_opts *o = parse_syn_opts (skb, opt_off, opt_len);
   __u16 syn_bit = s ? WF_RWND_SYN1 : WF_RWND_SYN0;
   __u16 ws_bit = s ? WF_RWND_WS1 : WF_RWND_WS0;
+  struct wf_rwnd_flow *nf = &sc->nf;
 
-  parse_syn_opts (skb, opt_off, opt_len, &o);
+  if (!o)
+    return;
   if (!(flags & TH_ACK))
     {
       /* A retransmitted SYN keeps what the first one recorded; a SYN
@@ -242,42 +279,42 @@ on_syn (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, 
           f->last_ns = now;
           return;
         }
-      struct wf_rwnd_flow nf = { 0 };
-
-      nf.syn_ns = now;
-      nf.last_ns = now;
-      nf.syn_side = (__u8) s;
-      nf.flags = syn_bit | (o.has_ws ? ws_bit : 0);
-      set_side (&nf, s, &o);
-      bpf_map_update_elem (&flows, key, &nf, BPF_ANY);
+      __builtin_memset (nf, 0, sizeof *nf);
+      nf->syn_ns = now;
+      nf->last_ns = now;
+      nf->syn_side = (__u8) s;
+      nf->flags = syn_bit | (o->has_ws ? ws_bit : 0);
+      set_side (nf, s, o);
+      bpf_map_update_elem (&flows, &sc->key, nf, BPF_ANY);
       return;
     }
   /* SYN-ACK: only for a SYN seen from the other side, recorded once. */
   if (!f)
     {
-      struct wf_rwnd_flow nf = { .flags = WF_RWND_NO_HS, .syn_ns = now, .last_ns = now };
-
-      bpf_map_update_elem (&flows, key, &nf, BPF_ANY);
+      __builtin_memset (nf, 0, sizeof *nf);
+      nf->flags = WF_RWND_NO_HS;
+      nf->syn_ns = now;
+      nf->last_ns = now;
+      bpf_map_update_elem (&flows, &sc->key, nf, BPF_ANY);
       return;
     }
   f->last_ns = now;
   if (f->syn_side == s || (f->flags & (syn_bit | WF_RWND_NO_HS)))
     return;
-  set_side (f, s, &o);
-  f->flags |= syn_bit | (o.has_ws ? ws_bit : 0);
+  set_side (f, s, o);
+  f->flags |= syn_bit | (o->has_ws ? ws_bit : 0);
 }
 
 /* A segment from endpoint r (the receiver) to its peer d (the sender). */
 static __always_inline void
-on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, __u32 r,
-        struct tcp_fixed *th, __u32 l4off, __u64 now)
+on_ack (struct __sk_buff *skb, struct scratch *sc, struct wf_rwnd_flow *f, __u32 r,
+        __u32 l4off, __u64 now)
 {
   __u32 d = r ^ 1;
-  struct wf_rwnd_tkey tk = { .flow = *key, .sender = d };
+  struct tcp_fixed *th = &sc->th;
   struct wf_rwnd_target *t;
   __u32 scale, mss, want, ack, orig, nw;
   __u16 edge_bit = d ? WF_RWND_EDGE1 : WF_RWND_EDGE0;
-  __be16 old_be, new_be;
 
   f->last_ns = now;
   /* The third segment of the handshake: the RTT as seen from here. */
@@ -287,7 +324,9 @@ on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, 
       if (!(f->flags & SYN_RTX) && now > f->syn_ns)
         f->rtt_us = (__u32) ((now - f->syn_ns) / 1000);
     }
-  t = bpf_map_lookup_elem (&targets, &tk);
+  sc->tk.flow = sc->key;
+  sc->tk.sender = d;
+  t = bpf_map_lookup_elem (&targets, &sc->tk);
   if (!t || t->window == 0)
     return;
 
@@ -296,7 +335,7 @@ on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, 
     scale = WS_MAX;
   mss = PICK (f->mss, r);
   if (mss == 0)
-    mss = key->family == AF_INET6 ? WF_RWND_MSS_V6 : WF_RWND_MSS_V4;
+    mss = sc->key.family == AF_INET6 ? WF_RWND_MSS_V6 : WF_RWND_MSS_V4;
   want = t->window;
   if (want < wf_floor_mss * mss)
     want = wf_floor_mss * mss;
@@ -318,16 +357,16 @@ on_ack (struct __sk_buff *skb, struct wf_rwnd_key *key, struct wf_rwnd_flow *f, 
     nw = orig;  /* the first one: let it through, it is the edge to keep */
   if (nw < orig)
     {
-      old_be = th->window;
-      new_be = bpf_htons ((__u16) nw);
+      sc->old_be = th->window;
+      sc->new_be = bpf_htons ((__u16) nw);
       /* The window and the checksum change by opposite amounts, so a
        * CHECKSUM_COMPLETE skb->csum stays right; bpf_l4_csum_replace
        * leaves a CHECKSUM_PARTIAL one (a pseudo-header sum) alone. */
-      if (bpf_skb_store_bytes (skb, l4off + 14, &new_be, 2, 0) < 0)
+      if (bpf_skb_store_bytes (skb, l4off + 14, &sc->new_be, 2, 0) < 0)
         return;
-      if (bpf_l4_csum_replace (skb, l4off + 16, old_be, new_be, 2) < 0)
+      if (bpf_l4_csum_replace (skb, l4off + 16, sc->old_be, sc->new_be, 2) < 0)
         {
-          bpf_skb_store_bytes (skb, l4off + 14, &old_be, 2, 0);
+          bpf_skb_store_bytes (skb, l4off + 14, &sc->old_be, 2, 0);
           return;
         }
       /* Both fields, one by 0: a pointer picked by d (which clang makes
@@ -347,91 +386,102 @@ SEC ("tc")
 int
 wf_rwnd (struct __sk_buff *skb)
 {
-  struct wf_rwnd_key key = { 0 };
-  struct tcp_fixed th;
+  __u64 zero = 0;
+  struct scratch *sc = bpf_map_lookup_elem (&scratch, &zero);
+  struct tcp_fixed *th;
+  struct wf_rwnd_key *key;
   struct wf_rwnd_flow *f;
-  __u8 src[16] = { 0 }, dst[16] = { 0 };
   __u32 l4off, l4len, s, hlen;
   __u64 now;
 
+  if (!sc)
+    return TC_ACT_OK;
+  th = &sc->th;
+  key = &sc->key;
+  __builtin_memset (key, 0, sizeof *key);
+  __builtin_memset (sc->src, 0, sizeof sc->src);
+  __builtin_memset (sc->dst, 0, sizeof sc->dst);
   if (skb->protocol == bpf_htons (ETH_P_IP))
     {
-      struct ip4_fixed ip;
+      struct ip4_fixed *ip = &sc->ip4;
 
-      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip, sizeof ip) < 0 || (ip.ver_ihl >> 4) != 4)
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, ip, sizeof *ip) < 0 || (ip->ver_ihl >> 4) != 4)
         return TC_ACT_OK;
-      if (ip.protocol != IPPROTO_TCP)
+      if (ip->protocol != IPPROTO_TCP)
         {
           count_other (skb);
           return TC_ACT_OK;
         }
-      if (ip.frag_off & bpf_htons (0x3fff))
+      if (ip->frag_off & bpf_htons (0x3fff))
         return TC_ACT_OK;
-      hlen = (ip.ver_ihl & 0xf) * 4;
+      hlen = (ip->ver_ihl & 0xf) * 4;
       if (hlen < 20)
         return TC_ACT_OK;
       l4off = ETH_HLEN + hlen;
-      l4len = bpf_ntohs (ip.tot_len) - hlen;
-      __builtin_memcpy (src, &ip.saddr, 4);
-      __builtin_memcpy (dst, &ip.daddr, 4);
-      key.family = AF_INET;
+      l4len = bpf_ntohs (ip->tot_len) - hlen;
+      __builtin_memcpy (sc->src, &ip->saddr, 4);
+      __builtin_memcpy (sc->dst, &ip->daddr, 4);
+      key->family = AF_INET;
     }
   else if (skb->protocol == bpf_htons (ETH_P_IPV6))
     {
-      struct ip6_fixed ip6;
+      struct ip6_fixed *ip6 = &sc->ip6;
 
       /* Extension headers: passed untouched (and counted as other). */
-      if (bpf_skb_load_bytes (skb, ETH_HLEN, &ip6, sizeof ip6) < 0)
+      if (bpf_skb_load_bytes (skb, ETH_HLEN, ip6, sizeof *ip6) < 0)
         return TC_ACT_OK;
-      if (ip6.nexthdr != IPPROTO_TCP)
+      if (ip6->nexthdr != IPPROTO_TCP)
         {
           count_other (skb);
           return TC_ACT_OK;
         }
-      l4off = ETH_HLEN + sizeof ip6;
-      l4len = bpf_ntohs (ip6.payload_len);
-      __builtin_memcpy (src, ip6.saddr, 16);
-      __builtin_memcpy (dst, ip6.daddr, 16);
-      key.family = AF_INET6;
+      l4off = ETH_HLEN + sizeof *ip6;
+      l4len = bpf_ntohs (ip6->payload_len);
+      __builtin_memcpy (sc->src, ip6->saddr, 16);
+      __builtin_memcpy (sc->dst, ip6->daddr, 16);
+      key->family = AF_INET6;
     }
   else
     return TC_ACT_OK;
 
-  if (bpf_skb_load_bytes (skb, l4off, &th, sizeof th) < 0 || (th.doff_res >> 4) < 5)
+  if (bpf_skb_load_bytes (skb, l4off, th, sizeof *th) < 0 || (th->doff_res >> 4) < 5)
     return TC_ACT_OK;
 
-  s = endpoint_after (src, th.source, dst, th.dest);
+  s = endpoint_after (sc->src, th->source, sc->dst, th->dest);
   if (s)
     {
-      __builtin_memcpy (key.addr[0], dst, 16);
-      __builtin_memcpy (key.addr[1], src, 16);
-      key.port[0] = th.dest;
-      key.port[1] = th.source;
+      __builtin_memcpy (key->addr[0], sc->dst, 16);
+      __builtin_memcpy (key->addr[1], sc->src, 16);
+      key->port[0] = th->dest;
+      key->port[1] = th->source;
     }
   else
     {
-      __builtin_memcpy (key.addr[0], src, 16);
-      __builtin_memcpy (key.addr[1], dst, 16);
-      key.port[0] = th.source;
-      key.port[1] = th.dest;
+      __builtin_memcpy (key->addr[0], sc->src, 16);
+      __builtin_memcpy (key->addr[1], sc->dst, 16);
+      key->port[0] = th->source;
+      key->port[1] = th->dest;
     }
 
   now = bpf_ktime_get_ns ();
-  f = bpf_map_lookup_elem (&flows, &key);
-  if (th.flags & TH_SYN)
+  f = bpf_map_lookup_elem (&flows, key);
+  if (th->flags & TH_SYN)
     {
-      if (!(th.flags & TH_RST))
-        on_syn (skb, &key, f, s, th.flags, l4off + 20, (th.doff_res >> 4) * 4 - 20, now);
+      if (!(th->flags & TH_RST))
+        on_syn (skb, sc, f, s, th->flags, l4off + 20, (th->doff_res >> 4) * 4 - 20, now);
       return TC_ACT_OK;
     }
   if (!f)
     {
       /* Mid-connection: remembered, so the status can say why it is left
        * alone. */
-      struct wf_rwnd_flow nf = { .flags = WF_RWND_NO_HS, .last_ns = now };
-
-      if (!(th.flags & TH_RST))
-        bpf_map_update_elem (&flows, &key, &nf, BPF_NOEXIST);
+      if (!(th->flags & TH_RST))
+        {
+          __builtin_memset (&sc->nf, 0, sizeof sc->nf);
+          sc->nf.flags = WF_RWND_NO_HS;
+          sc->nf.last_ns = now;
+          bpf_map_update_elem (&flows, key, &sc->nf, BPF_NOEXIST);
+        }
       return TC_ACT_OK;
     }
   if ((f->flags & (WF_RWND_SYN0 | WF_RWND_SYN1)) != (WF_RWND_SYN0 | WF_RWND_SYN1) ||
@@ -442,16 +492,16 @@ wf_rwnd (struct __sk_buff *skb)
     }
   /* Bytes per sender: the actuator splits a station's rate among the
    * flows that move data. (A GSO packet counts as one IP packet.) */
-  if (l4len > (__u32) (th.doff_res >> 4) * 4)
+  if (l4len > (__u32) (th->doff_res >> 4) * 4)
     {
-      __u32 payload = l4len - (th.doff_res >> 4) * 4;
+      __u32 payload = l4len - (th->doff_res >> 4) * 4;
 
       /* Both fields, one by 0 (see on_ack). */
       __sync_fetch_and_add (&f->bytes[0], s ? 0 : payload);
       __sync_fetch_and_add (&f->bytes[1], s ? payload : 0);
     }
-  if ((th.flags & (TH_ACK | TH_RST)) == TH_ACK)
-    on_ack (skb, &key, f, s, &th, l4off, now);
+  if ((th->flags & (TH_ACK | TH_RST)) == TH_ACK)
+    on_ack (skb, sc, f, s, l4off, now);
   else
     f->last_ns = now;
   return TC_ACT_OK;

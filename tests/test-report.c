@@ -635,6 +635,23 @@ test_hmac_key_file (void)
   k = wf_report_load_key ("/nonexistent/key", &error);
   g_assert_null (k);
   g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  g_clear_error (&error);
+  /* A systemd credential: 0440 as systemd 257 writes it is taken; group
+   * write and others' bits are still refused. */
+  k = wf_report_load_key_full (group, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (k, k1));
+  g_bytes_unref (k);
+  k = wf_report_load_key_full (ro, TRUE, &error);
+  g_assert_no_error (error);
+  g_bytes_unref (k);
+  for (const char *const *p = (const char *const[]) { other, gw, NULL }; *p; p++)
+    {
+      k = wf_report_load_key_full (*p, TRUE, &error);
+      g_assert_null (k);
+      g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+      g_clear_error (&error);
+    }
 
   for (const char *const *p = (const char *const[]) { good, ro, group, other, gw, shrt, NULL }; *p; p++)
     g_unlink (*p);

@@ -387,6 +387,12 @@ wf_report_sender_seal (WfReportSender *s, JsonObject *body, double interval_s,
 GBytes *
 wf_report_load_key (const char *path, GError **error)
 {
+  return wf_report_load_key_full (path, FALSE, error);
+}
+
+GBytes *
+wf_report_load_key_full (const char *path, gboolean credential, GError **error)
+{
   g_autofree guint8 *buf = NULL;
   GBytes *key;
   struct stat st;
@@ -410,7 +416,7 @@ wf_report_load_key (const char *path, GError **error)
       close (fd);
       return NULL;
     }
-  if (st.st_mode & (S_IRWXG | S_IRWXO))
+  if (st.st_mode & (S_IRWXO | (credential ? S_IWGRP | S_IXGRP : S_IRWXG)))
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
                    "key file %s has mode %04o: it must not be accessible by group "

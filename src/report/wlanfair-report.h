@@ -85,6 +85,13 @@ GBytes *wf_report_sender_seal_at (WfReportSender *sender,
  * WF_REPORT_KEY_MIN .. WF_REPORT_KEY_MAX bytes. */
 GBytes *wf_report_load_key (const char *path,
                             GError    **error);
+/* The same for a systemd credential ($CREDENTIALS_DIRECTORY, LoadCredential=)
+ * when `credential`: group read is allowed there (systemd 257 writes
+ * credentials 0440, 252 wrote 0400; the directory is the service's
+ * alone), group write and anything for others still are not. */
+GBytes *wf_report_load_key_full (const char *path,
+                                 gboolean    credential,
+                                 GError    **error);
 
 /* Compact JSON text of `node`, like json_to_string (node, FALSE) but valid:
  * json-glib 1.6 writes doubles such as 5e20 as "5e+20.0" (found by
