@@ -638,6 +638,64 @@ def metrics_series(res, path):
 
 # ----------------------------------------------------------------- registry --
 
+# ------------------------------------------------------------------- rwnd --
+
+def rwnd(res, path):
+    """bench/rwnd: per-flow Mbit/s per mode (median, min-max) with the
+    published totals marked; the game stream's inter-arrival and one-way
+    delay percentiles per mode (medians over the repetitions)."""
+    plt = pyplot()
+    summ = res["summary"]
+    modes = [m for m in ("uncontrolled", "equal", "rtt-fair") if m in summ]
+    rtts = (30, 50, 100)
+    pub = res.get("published") or {}
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    w = 0.25
+    for k, rtt in enumerate(rtts):
+        xs = [i + (k - 1) * w for i in range(len(modes))]
+        r = [summ[m]["rates_bps"][k] for m in modes]
+        ys = [v["median"] / 1e6 for v in r]
+        err = [[y - v["min"] / 1e6 for y, v in zip(ys, r)], [v["max"] / 1e6 - y for y, v in zip(ys, r)]]
+        bars(ax1, xs, ys, w, [f"bar-{m}-{rtt}ms" for m in modes], yerr=err, capsize=3,
+             label=f"{rtt} ms RTT")
+    for i, m in enumerate(modes):
+        tot = summ[m]["total_bps"]["median"] / 1e6
+        ax1.plot([i - 1.5 * w, i + 1.5 * w], [tot / 3] * 2, color="k", lw=0.8, ls=":",
+                 gid=f"total-{m}")
+        ax1.annotate(f"total {tot:.1f}", (i, max(v["max"] for v in summ[m]["rates_bps"]) / 1e6 + 0.4),
+                     ha="center", fontsize=8)
+    for m, key, colour, text in (("equal", "equal_total_bps_below", "#aa3377", "published: equal total < %.0f"),
+                                 ("rtt-fair", "rtt_fair_total_bps", "#228833", "published: rtt-fair ~%.0f")):
+        if m in modes and pub.get(key):
+            i = modes.index(m)
+            ax1.plot([i - 0.45, i + 0.45], [pub[key] / 3e6] * 2, color=colour, lw=1.5, ls="--",
+                     gid=f"published-{m}", label=(text % (pub[key] / 1e6)) + " (/ 3 per flow)")
+    ax1.set_xticks(range(len(modes)), modes)
+    ax1.set_ylabel("Mbit/s per flow (median, min-max)")
+    cap = res.get("params", {}).get("capacity")
+    ax1.set_title("three TCP downloads behind one bottleneck (dotted: our total / 3)"
+                  + (f"; rwnd-capacity {float(cap) / 1e6:g} Mbit/s" if cap else ""))
+    top = max(v["max"] for m in modes for v in summ[m]["rates_bps"]) / 1e6
+    ax1.set_ylim(0, top * 1.45)
+    ax1.legend(fontsize=7, loc="upper center", ncol=2)
+    stats = (("ia_ms_p50", "inter-arrival p50"), ("ia_ms_p99", "inter-arrival p99"),
+             ("owd_ms_p50", "one-way delay p50"), ("owd_ms_p99", "one-way delay p99"))
+    w2 = 0.8 / len(stats)
+    for k, (key, label) in enumerate(stats):
+        xs = [i + (k - (len(stats) - 1) / 2) * w2 for i in range(len(modes))]
+        ys = [summ[m]["game"][key]["median"] for m in modes]
+        bars(ax2, xs, ys, w2, [f"bar-game-{m}-{key}" for m in modes], label=label)
+    ax2.axhline(pub.get("game_interarrival_ms", 50), color="k", lw=0.6, ls="--",
+                label="send spacing (published inter-arrival ~50 ms)")
+    ax2.set_xticks(range(len(modes)), modes)
+    ax2.set_ylabel("ms (median over repetitions)")
+    ax2.set_title("UDP game stream, one datagram per 50 ms")
+    ax2.legend(fontsize=7)
+    title(fig, "rwnd (SAP-LAW): uncontrolled, equal windows, RTT-fair windows", res)
+    fig.tight_layout()
+    save(fig, path)
+
+
 # benchmark -> [(suffix, function, condition)]: RESULT.json gives
 # RESULT<suffix>.svg for every entry whose condition holds.
 PICTURES = {
@@ -652,6 +710,7 @@ PICTURES = {
                       ("-static", ap_controller_static,
                        lambda r: any(not t["scenario"].startswith("dynamic") for t in r["table"]))],
     "metrics-series": [("", metrics_series, None)],
+    "rwnd": [("", rwnd, None)],
 }
 
 

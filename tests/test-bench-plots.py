@@ -258,6 +258,19 @@ class BenchPlots(unittest.TestCase):
                  for t in res["table"] if t["scenario"] in static for m in ("uncontrolled", "controlled")]
         self.assertLess(max(scale) / min(scale), 1.001)
 
+    def test_rwnd(self):
+        res = self.results["rwnd"]
+        g = self.svg("rwnd")
+        modes = list(res["summary"])
+        self.assertEqual(len(with_prefix(g, "bar-")) - len(with_prefix(g, "bar-game-")), 3 * len(modes))
+        scale = [bar_height(g[f"bar-{m}-{rtt}ms"]) / res["summary"][m]["rates_bps"][k]["median"]
+                 for m in modes for k, rtt in enumerate((30, 50, 100))]
+        self.assertLess(max(scale) / min(scale), 1.001)
+        self.assertEqual(len(with_prefix(g, "bar-game-")), 4 * len(modes))
+        for m in modes:
+            self.assertIn(f"total-{m}", g)
+        self.assertEqual(with_prefix(g, "published-"), ["published-equal", "published-rtt-fair"])
+
     def test_metrics_series(self):
         res = self.results["metrics-series"]
         g = self.svg("metrics-series")
