@@ -119,6 +119,32 @@ class ApdDaemonTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("key.missing", r.stderr)
 
+    def test_key_credential(self):
+        """apd.key from $CREDENTIALS_DIRECTORY: 0400 and 0440 (systemd 257's
+        LoadCredential=) are taken; group write or others' read are not;
+        a key= file keeps the 0600 rule."""
+        cred = os.path.join(self.dir, "creds")
+        os.mkdir(cred)
+        key = os.path.join(cred, "apd.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(32))
+        env = dict(os.environ, CREDENTIALS_DIRECTORY=cred)
+        argv = self.base("-o", "actuator=none", "--check")
+        for mode, taken in ((0o400, True), (0o440, True), (0o460, False), (0o444, False)):
+            with self.subTest(mode=oct(mode)):
+                os.chmod(key, mode)
+                r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=30)
+                if taken:
+                    self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                    self.assertRegex(r.stdout, r"key +ok: .*apd\.key")
+                else:
+                    self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+                    self.assertIn("must not be accessible", r.stderr)
+        os.chmod(key, 0o440)
+        r = self.run_apd(*self.base("-o", "key=" + key, "--check")[1:])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("must not be accessible", r.stderr)
+
     def test_check(self):
         r = self.run_apd(*self.base("-o", "actuator=none", "--check")[1:])
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)

@@ -230,7 +230,8 @@ setup (Reportd *d, GError **error)
 
       if (host_id == NULL)
         return FALSE;
-      if (key_file && (key = wf_report_load_key (key_file, error)) == NULL)
+      /* systemd 257 writes credentials 0440 (wf_report_load_key_full). */
+      if (key_file && (key = wf_report_load_key_full (key_file, c->key_file == NULL, error)) == NULL)
         return FALSE;
       d->sender = wf_report_sender_new (host_id, key);
       wf_report_sender_set_target_size (d->sender, c->max_datagram);

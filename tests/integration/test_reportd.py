@@ -722,6 +722,38 @@ class ReportdTest(unittest.TestCase):
         self.assertEqual(chk.returncode, 0, chk.stdout + chk.stderr)
         self.assertEqual(chk.stdout + chk.stderr, "")
 
+    def test_key_credential(self):
+        """The key from $CREDENTIALS_DIRECTORY/reportd.key (LoadCredential=):
+        0400 (systemd 252) and 0440 (systemd 257) are taken, group write or
+        any access by others are not; a --key file keeps the 0600 rule."""
+        cred = os.path.join(self.tmp, "creds")
+        os.mkdir(cred)
+        key = os.path.join(cred, "reportd.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(32))
+        sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sink.bind(("127.0.0.1", 0))
+        self.addCleanup(sink.close)
+        dest = "127.0.0.1:%d" % sink.getsockname()[1]
+        base = [REPORTD, "--config", self.conf, "--once", "--interval", "0.2", "--destination",
+                dest, "--textfile-dir", "none", "--socket", "none", "--machine-id",
+                self.machine_id]
+        env = dict(os.environ, CREDENTIALS_DIRECTORY=cred)
+        for mode, taken in ((0o400, True), (0o440, True), (0o460, False), (0o444, False)):
+            with self.subTest(mode=oct(mode)):
+                os.chmod(key, mode)
+                r = subprocess.run(base, env=env, capture_output=True, text=True, timeout=30)
+                if taken:
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertIn("signed (HMAC-SHA256)", r.stderr)
+                else:
+                    self.assertNotEqual(r.returncode, 0, r.stderr)
+                    self.assertIn("must not be accessible", r.stderr)
+        os.chmod(key, 0o440)
+        r = subprocess.run(base + ["--key", key], capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(r.returncode, 0, r.stderr)
+        self.assertIn("must not be accessible", r.stderr)
+
     def test_bad_configuration(self):
         """Unknown keys and bad values: exit 2, naming them (no root needed)."""
         conf = os.path.join(self.tmp, "reportd.conf")
