@@ -190,6 +190,18 @@ deb_install() {
         apt-get install -y -q -o Dpkg::Use-Pty=0 ./wlanfair_*.deb ); rc=$?
     installed && [ $rc = 0 ]
 }
+# deb_install_ap: the same for the wlanfair-ap .deb beside it (scenarios
+# apd and rwnd); 2 when there is none.
+deb_install_ap() {
+    local dir=/var/tmp/lab-deb-ap rc
+    compgen -G "$LAB_SHARE/deb/wlanfair-ap_*.deb" >/dev/null || return 2
+    rm -rf $dir; mkdir -p $dir
+    cp "$LAB_SHARE"/deb/wlanfair-ap_*.deb $dir/ && chmod 644 $dir/*.deb || return 1
+    dpkg-deb -f $dir/wlanfair-ap_*.deb Package Version Depends
+    ( cd $dir && run 300 env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -q -o Dpkg::Use-Pty=0 ./wlanfair-ap_*.deb ); rc=$?
+    [ "$(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair-ap 2>/dev/null)" = "ii " ] && [ $rc = 0 ]
+}
 
 # ---------------------------------------------------------------- Wi-Fi ----
 sta_ip() { ip -4 -o addr show dev wlan1 2>/dev/null | awk '{print $4}' | cut -d/ -f1; }

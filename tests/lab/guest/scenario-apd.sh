@@ -74,16 +74,6 @@ nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 ap() { nsx $NS_AP "$@"; }
 
 # -------------------------------------------------------------- install ----
-deb_install_ap() {
-    local dir=/var/tmp/lab-deb-ap rc
-    compgen -G "$LAB_SHARE/deb/wlanfair-ap_*.deb" >/dev/null || return 2
-    rm -rf $dir; mkdir -p $dir
-    cp "$LAB_SHARE"/deb/wlanfair-ap_*.deb $dir/ && chmod 644 $dir/*.deb || return 1
-    dpkg-deb -f $dir/wlanfair-ap_*.deb Package Version Depends
-    ( cd $dir && run 300 env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q -o Dpkg::Use-Pty=0 ./wlanfair-ap_*.deb ); rc=$?
-    [ "$(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair-ap 2>/dev/null)" = "ii " ] && [ $rc = 0 ]
-}
 if installed; then fact installed_by_scenario no; else
     say "install wlanfair"; fact installed_by_scenario yes
     check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
