@@ -63,7 +63,9 @@ APD_FAR_TXPOWER=${APD_FAR_TXPOWER:-0}    # dBm; the near station keeps 20
 APD_FAR_RSSI=${APD_FAR_RSSI:--59}        # the far radio's hwsim rx_rssi (-100..-1)
 APD_CC=${APD_CC:-cubic}
 T_FREE=${T_FREE:-30}                     # s of each phase's upload
-T_PI=${T_PI:-110}
+# pi's period is 20 s and the first only measures: 65 s gives it two steps
+# and the 5 s hold after the second (it was fair 26-31 s in every run).
+T_PI=${T_PI:-65}
 T_SHARE=${T_SHARE:-40}
 APD_PHASES=${APD_PHASES:-free pi share-delay share-rate}
 APD_PHASES=${APD_PHASES//,/ }                 # commas too: WLANFAIR_LAB_GUEST_ENV splits at spaces
