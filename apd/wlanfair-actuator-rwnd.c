@@ -26,11 +26,14 @@
 
 typedef enum {
   RTT_REPORT,       /* the host's report (tcp_info of its flows) */
+  RTT_TIMESTAMPS,   /* measured by the program: TCP timestamps echoed */
   RTT_HANDSHAKE,    /* measured by the program: SYN -> third segment */
   RTT_DEFAULT,
+  RTT_N
 } RttSource;
 
-static const char *const rtt_source_names[] = { "report", "handshake", "default" };
+static const char *const rtt_source_names[] = { "report", "timestamps", "handshake",
+                                                "default 50 ms" };
 
 typedef struct {
   WfApdStation      sta;       /* addresses, report RTT */
@@ -180,7 +183,8 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
   g_autoptr(GHashTable) sent = NULL;
   g_autofree char *summary = NULL;
   WfRwndPolicyParams params = { .policy = WF_RWND_POLICY_STATION };
-  guint unseen = 0, n_report = 0, n_hs = 0, n_default = 0;
+  guint unseen = 0, n_src[RTT_N] = { 0 };
+  g_autoptr(GString) sources = g_string_new (NULL);
   /* [0] down: the peer sends; [1] up: the station sends. */
   double rate[2] = { s->setting.rate_down_bps, s->setting.rate_up_bps };
   double moving[2] = { 0, 0 };
@@ -215,11 +219,16 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
       if (s->setting.limited)
         {
           if (s->sta.has_rtt && s->sta.rtt_s > 0)
-            rtt = s->sta.rtt_s, n_report++;
+            rtt = s->sta.rtt_s, n_src[RTT_REPORT]++;
+          else if (f->ts_rtt_s > 0)
+            /* The standing RTT: a station held below what the link
+             * carries does not queue behind itself, and the smoothed one
+             * (delayed ACKs, the queue before the cap) gave 26 % more. */
+            rtt = f->ts_rtt_standing_s, n_src[RTT_TIMESTAMPS]++;
           else if (f->rtt_s > 0)
-            rtt = f->rtt_s, n_hs++;
+            rtt = f->rtt_s, n_src[RTT_HANDSHAKE]++;
           else
-            rtt = RWND_RTT_DEFAULT_S, n_default++;
+            rtt = RWND_RTT_DEFAULT_S, n_src[RTT_DEFAULT]++;
           for (int d = 0; d < 2; d++)
             {
               /* station index d: one split per direction. A flow idle now
@@ -270,14 +279,13 @@ apply (WfActuator *a, Sta *s, GArray *flows, GError **error)
     return TRUE;
 
   /* Said when it changes, not every round. */
+  for (guint k = 0; k < RTT_N; k++)
+    if (n_src[k])
+      g_string_append_printf (sources, "%s%s", sources->len ? ", " : "", rtt_source_names[k]);
   summary = g_strdup_printf ("%u TCP flow%s held back (%.0f/%.0f moving data down/up; RTT from "
-                             "%s%s%s%s%s), %u left alone (handshake not seen)",
+                             "%s), %u left alone (handshake not seen)",
                              mine->len, mine->len == 1 ? "" : "s", moving[0], moving[1],
-                             n_report ? rtt_source_names[RTT_REPORT] : "",
-                             n_report && (n_hs || n_default) ? ", " : "",
-                             n_hs ? rtt_source_names[RTT_HANDSHAKE] : "",
-                             n_hs && n_default ? ", " : "",
-                             n_default ? "default 50 ms" : (mine->len ? "" : "none"), unseen);
+                             sources->len ? sources->str : "none", unseen);
   if (!s->logged || !g_str_equal (s->logged, summary))
     {
       g_message ("rwnd on %s: %s: %s", a->ifname, s->sta.mac_str, summary);
@@ -305,16 +313,30 @@ measure_other (Rwnd *r, GError **error)
   return TRUE;
 }
 
-/* A flow's RTT for equal and rtt-fair: its own, measured at the AP from
- * the handshake, first (a station's report gives one mean for all its
- * flows, which would make rtt-fair equal-window for them); else the
- * report of the station it belongs to; else 0 (the default). */
+/* A flow's RTT for equal and rtt-fair, in *standing its RTT with a
+ * standing queue only and in *base without a queue (0: not known). Its
+ * own, measured at the AP, first (a station's report gives one mean for
+ * all its flows, which would make rtt-fair equal-window for them): from
+ * TCP timestamps, the smoothed one (what its window cycles at), the
+ * standing one and the lowest (rtt-fair's sum of standing / base is what
+ * shrinks every window while a queue stands); else from the handshake
+ * (once, and too large when a queue stood then); else the report of the
+ * station it belongs to; else 0 (the default). */
 static double
-flow_rtt (Rwnd *r, const WfRwndFlow *f)
+flow_rtt (Rwnd *r, const WfRwndFlow *f, double *standing, double *base)
 {
   GHashTableIter it;
   gpointer v;
 
+  *standing = *base = 0;
+  if (f->ts_rtt_s > 0)
+    {
+      *standing = f->ts_rtt_standing_s;
+      *base = f->ts_rtt_min_s;
+      if (f->rtt_s > 0 && f->rtt_s < *base)
+        *base = f->rtt_s;
+      return f->ts_rtt_s;
+    }
   if (f->rtt_s > 0)
     return f->rtt_s;
   g_hash_table_iter_init (&it, r->stations);
@@ -401,14 +423,16 @@ apply_global (WfActuator *a, GArray *flows, GError **error)
       for (guint k = 0; k < 2; k++)
         {
           WfRwndPolicyFlow e = {
-            .rtt_s = flow_rtt (r, f), .active = moved_data (r->sent, f, k), .mss = f->mss[k ^ 1],
+            .active = moved_data (r->sent, f, k), .mss = f->mss[k ^ 1],
           };
           struct wf_rwnd_tkey tk = { .flow = f->key, .sender = k };
           double est;
 
           if (!e.active && !young && f->bytes[k] <= RWND_ACTIVE_BYTES)
             continue;
-          est = rtt_from_rate (r, f, &tk, dt);
+          e.rtt_s = flow_rtt (r, f, &e.standing_rtt_s, &e.base_rtt_s);
+          /* Without timestamps: what the flow moved bounds its RTT. */
+          est = f->ts_rtt_s > 0 ? 0 : rtt_from_rate (r, f, &tk, dt);
           if (est > 0 && (e.rtt_s <= 0 || est < e.rtt_s))
             e.rtt_s = est;
           active += e.active;
@@ -629,6 +653,15 @@ status_flow (JsonBuilder *b, const WfRwndFlow *f)
     {
       json_builder_set_member_name (b, "rtt_handshake_s");
       json_builder_add_double_value (b, f->rtt_s);
+    }
+  if (f->ts_rtt_s > 0)
+    {
+      json_builder_set_member_name (b, "rtt_timestamps_s");
+      json_builder_add_double_value (b, f->ts_rtt_s);
+      json_builder_set_member_name (b, "rtt_timestamps_standing_s");
+      json_builder_add_double_value (b, f->ts_rtt_standing_s);
+      json_builder_set_member_name (b, "rtt_timestamps_min_s");
+      json_builder_add_double_value (b, f->ts_rtt_min_s);
     }
   json_builder_set_member_name (b, "idle_s");
   json_builder_add_double_value (b, f->idle_s);

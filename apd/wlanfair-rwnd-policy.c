@@ -32,11 +32,20 @@ rtt_of (const WfRwndPolicyFlow *f)
   return f->rtt_s > 0 ? f->rtt_s : WF_RWND_RTT_DEFAULT_S;
 }
 
-/* The RTT without the queue: never above the current one. */
+/* The RTT with a standing queue only: never above the current one. */
+static double
+standing_rtt_of (const WfRwndPolicyFlow *f)
+{
+  double rtt = rtt_of (f);
+
+  return f->standing_rtt_s > 0 && f->standing_rtt_s < rtt ? f->standing_rtt_s : rtt;
+}
+
+/* The RTT without the queue: never above the standing one. */
 static double
 base_rtt_of (const WfRwndPolicyFlow *f)
 {
-  double rtt = rtt_of (f);
+  double rtt = standing_rtt_of (f);
 
   return f->base_rtt_s > 0 && f->base_rtt_s < rtt ? f->base_rtt_s : rtt;
 }
@@ -97,7 +106,7 @@ wf_rwnd_policy_apply (const WfRwndPolicyParams *p, WfRwndPolicyFlow *flows, guin
 
           active++;
           min_rtt = min_rtt > 0 ? MIN (min_rtt, rtt) : rtt;
-          queue_sum += rtt / base_rtt_of (&flows[i]);
+          queue_sum += standing_rtt_of (&flows[i]) / base_rtt_of (&flows[i]);
         }
   for (guint i = 0; i < n; i++)
     {
@@ -111,9 +120,9 @@ wf_rwnd_policy_apply (const WfRwndPolicyParams *p, WfRwndPolicyFlow *flows, guin
         }
       else
         {
-          /* Equal throughput: the window grows with the flow's RTT; a
-           * queue (RTT above base) makes the sum larger, every window
-           * smaller, until it drains. */
+          /* Equal throughput: the window grows with the flow's RTT (the
+           * one it cycles at); a standing queue (above base) makes the
+           * sum larger, every window smaller, until it drains. */
           f->window = wf_rwnd_policy_window (avail / queue_sum, rtt, f->mss);
         }
       f->rate_bps = f->window * 8.0 / rtt;

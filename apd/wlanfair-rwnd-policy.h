@@ -10,7 +10,9 @@
  *             (C - other) / N x min RTT (long-RTT flows get less)
  *   rtt-fair  SAP-LAW's RTT-fair variant: window_i = (C - other) x RTT_i
  *             / sum_j (RTT_j / baseRTT_j), so every flow's throughput
- *             window_i / RTT_i is the same (C - other) / sum_j (...)
+ *             window_i / RTT_i is the same (C - other) / sum_j (...);
+ *             in the sum RTT_j is the standing RTT (without the bursts
+ *             every window makes: those are not a queue to drain)
  *
  * C is the configured capacity (rwnd-capacity=), `other` the non-TCP load
  * the program counted, N the number of flows that moved data. See
@@ -38,6 +40,8 @@ typedef struct {
   /* In. */
   double   rtt_s;       /* its current RTT, 0: unknown (WF_RWND_RTT_DEFAULT_S) */
   double   base_rtt_s;  /* its lowest RTT (no queue), 0: rtt_s */
+  double   standing_rtt_s; /* its RTT without passing bursts (a standing
+                              queue only), 0: rtt_s; rtt-fair's queue term */
   gboolean active;      /* it moved data lately: counted in N */
   guint    station;     /* station: the split is among flows of one index */
   double   station_bps; /* station: the station's rate this way, <= 0: none */

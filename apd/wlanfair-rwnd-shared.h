@@ -12,6 +12,7 @@
 #define WF_RWND_FLOOR_MSS    4      /* never below 4 segments */
 #define WF_RWND_MSS_V4       1460   /* when the SYN carried no MSS */
 #define WF_RWND_MSS_V6       1440
+#define WF_RWND_RTT_WINDOW_NS 1000000000ull  /* a leg's current-RTT window */
 
 /* A TCP connection, both directions under the same key: endpoint 0 is the
  * lower of the two (address, then port), so each direction finds it.
@@ -65,6 +66,23 @@ struct wf_rwnd_flow {
   __u32 clamp[2];      /* bytes: the window last let through to k */
   __u32 edge[2];       /* sequence number: right edge last granted to k */
   __u32 rtt_us;        /* SYN -> the ACK of the SYN-ACK, at this hop; 0: none */
+  /* The RTT from TCP timestamps (RFC 7323), the way pping measures it:
+   * the first segment from k with a new TSval starts a timing, the first
+   * from the other endpoint that echoes that TSval ends it. That is leg
+   * k^1: from this hop to endpoint k^1 and back, queues included. The
+   * RTT is leg[0] + leg[1]. Per leg: the smoothed value (what a window
+   * cycles at: the bursts of the flows' own windows and delayed ACKs
+   * included), the lowest sample of the last one to two windows (a
+   * standing queue, as CoDel tells one from a passing burst), and the
+   * lowest ever (no queue). */
+  __u64 ts_ns[2];      /* when ts_wait[k] went by; 0: nothing of k's timed */
+  __u64 win_ns[2];     /* when leg k's current window began; 0: no sample */
+  __u32 ts_last[2];    /* the last TSval k sent */
+  __u32 ts_wait[2];    /* the TSval of k's being timed */
+  __u32 leg_us[2];     /* leg k, smoothed (gain 1/8, as srtt); 0: no sample */
+  __u32 win_min_us[2]; /* leg k's lowest sample in the current window */
+  __u32 prev_min_us[2];/* ... in the window before it; 0: none */
+  __u32 leg_min_us[2]; /* leg k's lowest sample ever: no queue */
   __u16 mss[2];        /* announced in k's SYN; 0: none */
   __u8  wscale[2];     /* announced in k's SYN */
   __u8  syn_side;      /* which endpoint sent the SYN */

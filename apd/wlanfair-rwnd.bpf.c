@@ -138,6 +138,7 @@ struct scratch {
   struct wf_rwnd_tkey tk;
   struct wf_rwnd_flow nf;
   __u8   src[16], dst[16];
+  __u8   tsopt[12];
   __be16 old_be, new_be;
 };
 
@@ -382,6 +383,95 @@ on_ack (struct __sk_buff *skb, struct scratch *sc, struct wf_rwnd_flow *f, __u32
   f->flags |= edge_bit;
 }
 
+/* A sample of leg k (microseconds): smoothed, the window's lowest, the
+ * lowest ever. */
+static __always_inline void
+leg_sample (struct wf_rwnd_flow *f, __u32 k, __u32 us, __u64 now)
+{
+  __u64 start = PICK (f->win_ns, k);
+  __u32 cur = PICK (f->win_min_us, k), low = PICK (f->leg_min_us, k);
+  __u32 leg = PICK (f->leg_us, k);
+
+  if (us == 0)
+    us = 1;  /* 0 means "none" */
+  /* Unsigned both ways: BPF has no signed division before cpu v4. */
+  if (!leg)
+    leg = us;
+  else if (us >= leg)
+    leg += (us - leg) >> 3;
+  else
+    leg -= (leg - us) >> 3;
+  PUT (f->leg_us, k, leg ? leg : 1);
+  if (!start || now - start >= WF_RWND_RTT_WINDOW_NS)
+    {
+      /* A window with no sample in between leaves nothing to carry. */
+      PUT (f->prev_min_us, k, start && now - start < 2 * WF_RWND_RTT_WINDOW_NS ? cur : 0);
+      PUT (f->win_ns, k, now);
+      PUT (f->win_min_us, k, us);
+    }
+  else if (us < cur)
+    PUT (f->win_min_us, k, us);
+  if (!low || us < low)
+    PUT (f->leg_min_us, k, us);
+}
+
+/* The timestamps of a segment from endpoint s (doff: its header's 32-bit
+ * words). Only the layout every common stack sends after the handshake
+ * (NOP, NOP, TS first): one load, no option walk per packet; other
+ * layouts give no sample. Ingress and egress may race on one entry: a
+ * lost or odd sample, no more. A global function: the verifier checks it
+ * once, not again on each path of its caller (inlined, its branches
+ * multiplied the caller's and Linux 6.1 gave up at a million
+ * instructions: E2BIG). */
+__noinline int
+wf_rwnd_timestamps (struct __sk_buff *skb, struct wf_rwnd_flow *f, __u32 s, __u32 doff,
+                    __u32 l4off)
+{
+  __u64 zero = 0, now = bpf_ktime_get_ns ();
+  struct scratch *sc = bpf_map_lookup_elem (&scratch, &zero);
+  const __u8 *o;
+  __u32 val, ecr, wait;
+  __u64 since;
+
+  if (!sc || !f || s > 1 || doff < 8 || l4off > 1024)
+    return 0;
+  o = sc->tsopt;
+  if (bpf_skb_load_bytes (skb, l4off + 20, sc->tsopt, 12) < 0)
+    return 0;
+  if (o[0] != 1 || o[1] != 1 || o[2] != 8 || o[3] != 10)
+    return 0;
+  val = (__u32) o[4] << 24 | (__u32) o[5] << 16 | (__u32) o[6] << 8 | o[7];
+  ecr = (__u32) o[8] << 24 | (__u32) o[9] << 16 | (__u32) o[10] << 8 | o[11];
+  /* The end of the other side's timing: s echoes it (leg s), or echoes
+   * a later TSval (that one was lost or never echoed: time the next). */
+  since = PICK (f->ts_ns, s ^ 1);
+  wait = PICK (f->ts_wait, s ^ 1);
+  if (since && now > since)
+    {
+      __u64 us = (now - since) / 1000;
+
+      if (ecr == wait)
+        {
+          if (us < 60000000)
+            leg_sample (f, s, (__u32) us, now);
+          PUT (f->ts_ns, s ^ 1, 0);
+        }
+      else if ((__s32) (ecr - wait) > 0 || us > 10000000)
+        PUT (f->ts_ns, s ^ 1, 0);
+    }
+  /* The start of one: the first segment that carries a new TSval. */
+  if (val != PICK (f->ts_last, s))
+    {
+      PUT (f->ts_last, s, val);
+      if (!PICK (f->ts_ns, s))
+        {
+          PUT (f->ts_wait, s, val);
+          PUT (f->ts_ns, s, now);
+        }
+    }
+  return 1;
+}
+
 SEC ("tc")
 int
 wf_rwnd (struct __sk_buff *skb)
@@ -490,6 +580,8 @@ wf_rwnd (struct __sk_buff *skb)
       f->last_ns = now;
       return TC_ACT_OK;
     }
+  if (!(th->flags & TH_RST))
+    wf_rwnd_timestamps (skb, f, s, th->doff_res >> 4, l4off);
   /* Bytes per sender: the actuator splits a station's rate among the
    * flows that move data. (A GSO packet counts as one IP packet.) */
   if (l4len > (__u32) (th->doff_res >> 4) * 4)

@@ -351,6 +351,18 @@ wf_rwnd_flows (WfRwnd *rw, GError **error)
                          (v.flags & (WF_RWND_SYN0 | WF_RWND_SYN1)) == (WF_RWND_SYN0 | WF_RWND_SYN1);
       f.scaled = (v.flags & WF_RWND_WS0) && (v.flags & WF_RWND_WS1);
       f.rtt_s = v.rtt_us / 1e6;
+      /* Both legs or none: one leg alone is not an RTT. */
+      if (v.leg_us[0] && v.leg_us[1])
+        {
+          double standing[2];
+
+          for (int k = 0; k < 2; k++)
+            standing[k] = v.prev_min_us[k] ? MIN (v.prev_min_us[k], v.win_min_us[k])
+                                           : v.win_min_us[k];
+          f.ts_rtt_s = ((double) v.leg_us[0] + v.leg_us[1]) / 1e6;
+          f.ts_rtt_standing_s = (standing[0] + standing[1]) / 1e6;
+          f.ts_rtt_min_s = ((double) v.leg_min_us[0] + v.leg_min_us[1]) / 1e6;
+        }
       f.idle_s = now > v.last_ns ? (now - v.last_ns) / 1e9 : 0;
       g_array_append_val (out, f);
     }

@@ -28,6 +28,10 @@ typedef struct {
   guint8   wscale[2];
   guint16  mss[2];
   double   rtt_s;           /* handshake RTT at this hop, 0: none */
+  /* The RTT from TCP timestamps, once both legs have a sample (else 0). */
+  double   ts_rtt_s;           /* smoothed (gain 1/8): what the flow cycles at */
+  double   ts_rtt_standing_s;  /* lowest of the last 1-2 s: a standing queue */
+  double   ts_rtt_min_s;       /* lowest ever: no queue */
   double   idle_s;          /* since the last segment */
   guint64  rewritten[2];    /* segments whose window to k was lowered */
   guint64  bytes[2];        /* payload bytes k sent */

@@ -186,6 +186,44 @@ test_queue (void)
   g_assert_cmpfloat (jain (f, 3), >=, 0.9999);
 }
 
+/* Bursts are not a queue: each window cycles at its smoothed RTT (here
+ * the path's + 6 ms of its own and the others' bursts), while the lowest
+ * RTT of the last seconds (standing) is the path's: the sum stays 3 and
+ * every window covers the RTT it cycles at, 6.2 Mbit/s x (path + 6 ms).
+ * A queue that stands (standing 10 ms above base on every flow, smoothed
+ * 16) does enter the sum: 3 + 10/30 + 10/50 + 10/100 = 3.633. */
+static void
+test_bursts_not_a_queue (void)
+{
+  WfRwndPolicyParams p = { WF_RWND_POLICY_RTT_FAIR, C_BPS, UDP_BPS };
+  WfRwndPolicyFlow f[3];
+
+  three (f);
+  for (guint i = 0; i < 3; i++)
+    {
+      f[i].base_rtt_s = f[i].standing_rtt_s = f[i].rtt_s;
+      f[i].rtt_s += 0.006;
+    }
+  wf_rwnd_policy_apply (&p, f, 3);
+  g_assert_cmpuint (f[0].window, ==, 28200);   /* 783333 B/s x 0.036 */
+  g_assert_cmpuint (f[1].window, ==, 43867);   /* x 0.056 */
+  g_assert_cmpuint (f[2].window, ==, 83033);   /* x 0.106 */
+  g_assert_cmpfloat (jain (f, 3), >=, 0.9999);
+  for (guint i = 0; i < 3; i++)
+    {
+      f[i].standing_rtt_s = f[i].base_rtt_s + 0.010;
+      f[i].rtt_s = f[i].base_rtt_s + 0.016;
+    }
+  wf_rwnd_policy_apply (&p, f, 3);
+  g_assert_cmpuint (f[0].window, ==, 29752);   /* 18.8e6 / 8 / 3.633 x 0.046 */
+  g_assert_cmpfloat (jain (f, 3), >=, 0.9999);
+  /* A standing RTT above the smoothed one counts as the smoothed one:
+   * 3.633 - 10/30 + 16/30. */
+  f[0].standing_rtt_s = 1.0;
+  wf_rwnd_policy_apply (&p, f, 3);
+  g_assert_cmpuint (f[0].window, ==, 28200);
+}
+
 /* A flow that moves no data is not counted in N, but held to the same
  * rate (it would be counted at the next round). */
 static void
@@ -243,6 +281,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rwnd-policy/udp-above-capacity", test_udp_above_capacity);
   g_test_add_func ("/rwnd-policy/floor-and-ceiling", test_floor_and_ceiling);
   g_test_add_func ("/rwnd-policy/queue", test_queue);
+  g_test_add_func ("/rwnd-policy/bursts-not-a-queue", test_bursts_not_a_queue);
   g_test_add_func ("/rwnd-policy/idle-not-counted", test_idle_not_counted);
   g_test_add_func ("/rwnd-policy/station", test_station);
   return g_test_run ();

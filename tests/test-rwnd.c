@@ -467,6 +467,168 @@ test_bytes_counted (void)
     }
 }
 
+/* NOP, NOP, timestamps (val, ecr): the layout the program reads. */
+static gsize
+ts_opts (guint8 *o, guint32 val, guint32 ecr)
+{
+  o[0] = 1, o[1] = 1, o[2] = 8, o[3] = 10;
+  for (int k = 0; k < 4; k++)
+    {
+      o[4 + k] = (guint8) (val >> (24 - 8 * k));
+      o[8 + k] = (guint8) (ecr >> (24 - 8 * k));
+    }
+  return 12;
+}
+
+/* A segment carrying timestamps, from the client or the server. */
+static void
+ts_seg (WfRwnd *rw, const Conn *c, gboolean from_client, guint32 val, guint32 ecr)
+{
+  guint8 o[12];
+
+  run_unchanged (rw, segment (c, from_client, ACK, from_client ? 1001 : 5001,
+                              from_client ? 5001 : 1001, 500, o, ts_opts (o, val, ecr)));
+}
+
+static WfRwndFlow
+started (WfRwnd *rw, Conn *c, int family, guint16 cport)
+{
+  guint kc;
+
+  conn_init (c, family, cport);
+  handshake (rw, c, 1460, 7, 1460, 7);
+  return find (rw, c, &kc);
+}
+
+/* The RTT from TCP timestamps (pping's method): the first segment with a
+ * new TSval starts a timing, its echo from the other side ends it; both
+ * legs (this hop to the client and back, to the server and back) are
+ * needed; smoothed, standing (each leg's lowest of the last 1-2 s) and
+ * lowest. Only lower bounds of the times are asserted (a sleep is never
+ * shorter; a loaded host only makes the samples longer). */
+static void
+test_timestamps_rtt (void)
+{
+  g_autoptr(WfRwnd) rw = load ();
+
+  for (int family = AF_INET; family <= AF_INET6; family += AF_INET6 - AF_INET)
+    {
+      Conn c;
+      guint kc;
+      WfRwndFlow f;
+      double rtt, low;
+      gint64 t0, t1;
+
+      /* The client's leg (20 ms), then the server's (30 ms). */
+      f = started (rw, &c, family, 47000);
+      g_assert_cmpfloat (f.ts_rtt_s, ==, 0);
+      ts_seg (rw, &c, FALSE, 1000, 500);
+      g_usleep (20000);
+      ts_seg (rw, &c, TRUE, 501, 1000);
+      f = find (rw, &c, &kc);
+      g_assert_cmpfloat (f.ts_rtt_s, ==, 0);   /* one leg is not an RTT */
+      g_usleep (30000);
+      t0 = g_get_monotonic_time ();
+      ts_seg (rw, &c, FALSE, 1001, 501);       /* ends the server leg, times 1001 */
+      f = find (rw, &c, &kc);
+      g_assert_cmpfloat (f.ts_rtt_s, >=, 0.050);
+      g_assert_cmpfloat (f.ts_rtt_standing_s, ==, f.ts_rtt_s);
+      g_assert_cmpfloat (f.ts_rtt_min_s, ==, f.ts_rtt_s);
+      rtt = f.ts_rtt_s;
+      low = f.ts_rtt_min_s;
+      /* A longer sample within the window (>= 100 ms) raises the smoothed
+       * RTT by an eighth of the step (at most an eighth of the time it
+       * took), and leaves the standing RTT (the window's lowest) and the
+       * lowest alone. */
+      g_usleep (100000);
+      ts_seg (rw, &c, TRUE, 502, 1001);
+      t1 = g_get_monotonic_time ();
+      f = find (rw, &c, &kc);
+      g_assert_cmpfloat (f.ts_rtt_s, >, rtt);
+      g_assert_cmpfloat (f.ts_rtt_s, <=, rtt + (t1 - t0) / 1e6 / 8 + 1e-6);
+      g_assert_cmpfloat (f.ts_rtt_standing_s, ==, low);
+      g_assert_cmpfloat (f.ts_rtt_min_s, ==, low);
+      /* A rise that lasts over two windows (the client's leg >= 200 ms
+       * in each) becomes the standing RTT; the lowest stays. */
+      for (guint32 k = 0; k < 2; k++)
+        {
+          g_usleep (1100000);
+          ts_seg (rw, &c, FALSE, 1002 + k, 502 + k);
+          g_usleep (200000);
+          ts_seg (rw, &c, TRUE, 503 + k, 1002 + k);
+        }
+      f = find (rw, &c, &kc);
+      g_assert_cmpfloat (f.ts_rtt_standing_s, >=, 0.200 + 0.030);
+      g_assert_cmpfloat (f.ts_rtt_min_s, ==, low);
+
+      /* The same TSval again does not restart the timing: 30 ms from its
+       * first sight (a restart would give 10). */
+      f = started (rw, &c, family, 47001);
+      ts_seg (rw, &c, FALSE, 7, 1);
+      g_usleep (20000);
+      ts_seg (rw, &c, FALSE, 7, 1);
+      g_usleep (10000);
+      ts_seg (rw, &c, TRUE, 3, 7);
+      ts_seg (rw, &c, FALSE, 8, 3);
+      f = find (rw, &c, &kc);
+      g_assert_cmpfloat (f.ts_rtt_min_s, >=, 0.030);
+
+      /* An echo of a later TSval than the one timed ends that timing
+       * without a sample; the next new one is timed. An older echo (the
+       * receiver has not seen it yet) keeps it waiting. */
+      f = started (rw, &c, family, 47002);
+      ts_seg (rw, &c, FALSE, 10, 1);           /* timed */
+      ts_seg (rw, &c, FALSE, 11, 1);           /* not: one at a time */
+      ts_seg (rw, &c, TRUE, 20, 11);           /* ends it, no sample */
+      ts_seg (rw, &c, FALSE, 12, 20);          /* the server leg; 12 timed */
+      f = find (rw, &c, &kc);
+      g_assert_cmpfloat (f.ts_rtt_s, ==, 0);
+      ts_seg (rw, &c, TRUE, 21, 11);           /* older: still waiting */
+      g_usleep (15000);
+      ts_seg (rw, &c, TRUE, 22, 12);
+      f = find (rw, &c, &kc);
+      g_assert_cmpfloat (f.ts_rtt_s, >, 0);
+      g_assert_cmpfloat (f.ts_rtt_min_s, >=, 0.015);
+    }
+}
+
+/* Timestamps in another layout (first, without NOPs), or on a connection
+ * whose handshake was not seen: no RTT, the segment unchanged. */
+static void
+test_timestamps_ignored (void)
+{
+  g_autoptr(WfRwnd) rw = load ();
+  guint8 o[12];
+  Conn c;
+  guint kc;
+  WfRwndFlow f;
+
+  f = started (rw, &c, AF_INET, 47100);
+  for (guint32 k = 0; k < 3; k++)
+    {
+      ts_opts (o, 100 + k, 50 + k);
+      memmove (o, o + 2, 10);
+      o[10] = o[11] = 1;
+      run_unchanged (rw, segment (&c, FALSE, ACK, 5001, 1001, 500, o, 12));
+      ts_opts (o, 50 + k + 1, 100 + k);
+      memmove (o, o + 2, 10);
+      o[10] = o[11] = 1;
+      run_unchanged (rw, segment (&c, TRUE, ACK, 1001, 5001, 500, o, 12));
+    }
+  f = find (rw, &c, &kc);
+  g_assert_cmpfloat (f.ts_rtt_s, ==, 0);
+
+  conn_init (&c, AF_INET, 47101);  /* no handshake */
+  for (guint32 k = 0; k < 3; k++)
+    {
+      ts_seg (rw, &c, FALSE, 100 + k, 50 + k);
+      ts_seg (rw, &c, TRUE, 51 + k, 100 + k);
+    }
+  f = find (rw, &c, &kc);
+  g_assert_false (f.handshake_seen);
+  g_assert_cmpfloat (f.ts_rtt_s, ==, 0);
+}
+
 static guint64
 other_sum (WfRwnd *rw)
 {
@@ -604,6 +766,8 @@ main (int argc, char **argv)
   g_test_add_func ("/rwnd/no-handshake", test_no_handshake);
   g_test_add_func ("/rwnd/uncontrolled-unchanged", test_uncontrolled_unchanged);
   g_test_add_func ("/rwnd/bytes-counted", test_bytes_counted);
+  g_test_add_func ("/rwnd/timestamps-rtt", test_timestamps_rtt);
+  g_test_add_func ("/rwnd/timestamps-ignored", test_timestamps_ignored);
   g_test_add_func ("/rwnd/other-counted", test_other_counted);
   g_test_add_func ("/rwnd/loads-with-cap-bpf-only", test_loads_with_cap_bpf_only);
   return g_test_run ();

@@ -164,9 +164,24 @@ class ApdRwndRttTest(unittest.TestCase):
             self.assertEqual(a.close(), 0)
             windows = sorted(x["target_bytes"] for f in status["flows_listed"]
                              for x in f["senders"] if x["bytes"] > 1e6)
-            sys.stderr.write("%s: target windows %s, RTTs %s\n" % (
-                policy, windows, sorted(round(f.get("rtt_handshake_s", 0) * 1e3, 1)
-                                        for f in status["flows_listed"])))
+            sys.stderr.write("%s: target windows %s, RTTs (handshake, timestamps, lowest) %s\n"
+                             % (policy, windows,
+                                sorted((round(f.get("rtt_handshake_s", 0) * 1e3, 1),
+                                        round(f.get("rtt_timestamps_s", 0) * 1e3, 1),
+                                        round(f.get("rtt_timestamps_min_s", 0) * 1e3, 1))
+                                       for f in status["flows_listed"])))
+            # The program's RTT from timestamps: its lowest is the path's
+            # (a wire never delays less than it is set to).
+            for k in range(3):
+                want = 2 * (ONE_WAY_MS[k] + 1) / 1e3
+                data = [f for f in status["flows_listed"]
+                        if any(e.endswith(":%d" % (port + k)) for e in f["endpoints"])
+                        and max(x["bytes"] for x in f["senders"]) > 1e6]
+                self.assertEqual(len(data), 1, status["flows_listed"])
+                low = data[0].get("rtt_timestamps_min_s", 0)
+                self.assertGreaterEqual(low, 0.95 * want, data[0])
+                self.assertLessEqual(low, 1.5 * want + 0.010, data[0])
+                self.assertGreaterEqual(data[0]["rtt_timestamps_s"], low)
         return rates
 
     def test_rtt_fairness(self):
