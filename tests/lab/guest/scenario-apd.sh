@@ -63,9 +63,12 @@ APD_FAR_TXPOWER=${APD_FAR_TXPOWER:-0}    # dBm; the near station keeps 20
 APD_FAR_RSSI=${APD_FAR_RSSI:--59}        # the far radio's hwsim rx_rssi (-100..-1)
 APD_CC=${APD_CC:-cubic}
 T_FREE=${T_FREE:-30}                     # s of each phase's upload
-# pi's period is 20 s and the first only measures: 65 s gives it two steps
-# and the 5 s hold after the second (it was fair 26-31 s in every run).
-T_PI=${T_PI:-65}
+# pi's period is 20 s and the first only measures: 125 s gives it five
+# steps and the 5 s hold after the fifth.  Its first step was fair in most
+# runs (26-31 s), but not in every one: 122 -> 136 ms left the near host
+# at 5.6 against 1.95 Mbit/s (CI, Debian 12, T_PI=65 then), and another
+# run needed its third step (122, 120, 199 ms).
+T_PI=${T_PI:-125}
 T_SHARE=${T_SHARE:-40}
 APD_PHASES=${APD_PHASES:-free pi share-delay share-rate}
 APD_PHASES=${APD_PHASES//,/ }                 # commas too: WLANFAIR_LAB_GUEST_ENV splits at spaces
