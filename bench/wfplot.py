@@ -696,6 +696,16 @@ def rwnd(res, path):
     save(fig, path)
 
 
+def ackloss_sweep(res, path):
+    import wfplot_sweep  # its own file; it imports this one
+    wfplot_sweep.ackloss_sweep(res, path)
+
+
+def traffic(res, path):
+    import wfplot_traffic  # its own file; it imports this one
+    wfplot_traffic.traffic(res, path)
+
+
 # benchmark -> [(suffix, function, condition)]: RESULT.json gives
 # RESULT<suffix>.svg for every entry whose condition holds.
 PICTURES = {
@@ -711,6 +721,8 @@ PICTURES = {
                        lambda r: any(not t["scenario"].startswith("dynamic") for t in r["table"]))],
     "metrics-series": [("", metrics_series, None)],
     "rwnd": [("", rwnd, None)],
+    "ackloss-sweep": [("", ackloss_sweep, None)],
+    "traffic": [("", traffic, None)],
 }
 
 

@@ -278,6 +278,43 @@ class BenchPlots(unittest.TestCase):
         self.assertEqual(len(with_prefix(g, "bar-apd-")), 3)
         self.assertEqual(len(with_prefix(g, "bar-scan-guard-")), len(res["scan_guard"]["bed"]))
 
+    def test_ackloss_sweep(self):
+        for name in (n for n in self.results if n.startswith("ackloss-sweep-")):
+            res = self.results[name]
+            g = self.svg(name)
+            want = sorted(f"cell-{t['capacity']}-b{t['ap_buffer']}-{t['mix']}-delack{t['delack']}-{cc}"
+                          for t in res["table"] for cc in t["ccs"])
+            self.assertEqual(with_prefix(g, "cell-"), want, name)
+            root = ET.parse(os.path.join(self.dir, name + ".svg")).getroot()
+            texts = [t.text or "" for t in root.iter(SVG + "text")]
+            for t in res["table"]:
+                for v in t["ccs"].values():
+                    self.assertTrue(any(x.startswith(f"{v['jain']:.2f}") for x in texts), (name, v))
+            # The colour says Jain: cells of different Jain differ in colour.
+            fills = {}
+            for t in res["table"]:
+                for cc, v in t["ccs"].items():
+                    gid = f"cell-{t['capacity']}-b{t['ap_buffer']}-{t['mix']}-delack{t['delack']}-{cc}"
+                    fills.setdefault(round(min(1, max(0.5, v["jain"])), 2), set()).add(
+                        re.search(r"fill: ?(#[0-9a-f]{6})", g[gid].find(SVG + "path").get("style")).group(1))
+            lows, highs = fills.get(0.5, set()), fills.get(1.0, set())
+            if lows and highs:
+                self.assertFalse(lows & highs, name)
+
+    def test_traffic(self):
+        res = self.results["traffic"]
+        g = self.svg("traffic")
+        web = [r for r in res["runs"] if r["scenario"] == "web"]
+        want = sorted(f"bar-fct-{k}-{st}-{r['cc']}" for r in web for k in r["summary"]["fct_s"]
+                      for st in ("median", "p90", "p99"))
+        self.assertEqual(with_prefix(g, "bar-fct-"), want)
+        pub = [r for r in res["runs"] if r["scenario"].startswith("published")]
+        keys = {f"bar-pub-{r['scenario']}-{c}-{r['cc']}": v["mean_bps"]
+                for r in pub for c, v in r["summary"]["clients"].items()}
+        self.assertEqual(with_prefix(g, "bar-pub-"), sorted(keys))
+        scale = [bar_height(g[k]) / v for k, v in keys.items()]
+        self.assertLess(max(scale) / min(scale), 1.001)
+
 
 def main():
     try:

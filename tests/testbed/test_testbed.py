@@ -24,6 +24,7 @@ sys.dont_write_bytecode = True          # no __pycache__ in the source tree
 import testbed  # noqa: E402
 import testbed_bpf  # noqa: E402
 import testbed_results as tr  # noqa: E402
+import testbed_sockdiag  # noqa: E402
 
 
 def load_cli():
@@ -68,6 +69,17 @@ class Parsing(unittest.TestCase):
                     dict(prefix=""), dict(cc="a b"), dict(duration=1)):
             with self.assertRaises(testbed.UsageError):
                 testbed.Config(**bad).validate()
+
+    def test_sta_queue(self):
+        self.assertEqual(testbed.Config().sta_buffer, 100)
+        self.assertEqual(testbed.Config(sta_queue="deep").sta_buffer, 400)
+        self.assertEqual(testbed.Config(sta_queue="deep", sta_buffer=30).sta_buffer, 30)
+        with self.assertRaises(testbed.UsageError):
+            testbed.Config(sta_queue="shallow").validate()
+        # The medium's station FIFOs get the regime's default.
+        cmds = "\n".join(testbed.medium_commands(testbed.Config(up=1, down=0, sta_queue="deep")))
+        self.assertIn("limit 400", cmds)
+        self.assertIn("limit 50", cmds)          # the AP's stays its own
 
     def test_far(self):
         self.assertEqual(testbed.parse_far("2:4"), {2: 4.0})
@@ -216,6 +228,9 @@ class htb 1:2001 parent 1:101 leaf 2001: prio 0 rate 17595Kbit ceil 52787Kbit
         # classification before the redirect.
         trim = decode(testbed_bpf.trim_program())
         self.assertEqual([imm for op, dst, _, imm in trim if op == 0xb7 and dst == 0], [-1])
+        # The orphan program: XDP_PASS and nothing else.
+        self.assertEqual(decode(testbed_bpf.orphan_program()),
+                         [(0xb7, 0, 0, testbed_bpf.XDP_PASS), (0x95, 0, 0, 0)])
         # 10.1.0.200 is 0xc800010a little-endian: a negative immediate.
         self.assertLess(testbed_bpf._ip_imm("10.1.0.200"), 0)
 
@@ -254,6 +269,13 @@ class Results(unittest.TestCase):
             self.assertTrue(err)
         ivs, err, _ = tr.read_intervals(os.path.join(self.dir.name, "missing"))
         self.assertTrue(err.startswith("no output"))
+
+    def test_bins_of_samples(self):
+        """Cumulative tcp_info samples -> bytes per 1-s bin, linear between
+        samples; nothing before the first sample, 0 past the last."""
+        cum = [(0.0, 0), (0.5, 0), (1.5, 1000), (2.5, 1000), (3.0, 3000)]
+        self.assertEqual(testbed_sockdiag.bins_of(cum, 4), [500.0, 500.0, 2000.0, 0.0])
+        self.assertEqual(testbed_sockdiag.bins_of([], 2), [0.0, 0.0])
 
     def test_rebin(self):
         bins = tr.rebin([(0, 1, 100), (1, 2, 200)], 0.5, 4)
@@ -300,6 +322,11 @@ class Live(unittest.TestCase):
             self.assertEqual([f["name"] for f in s["flows"]], ["up-1", "down-1"])
             self.assertGreater(s["total_bps"], 10e6)
             self.assertGreater(s["tc"]["ap"]["sent_packets"], 0)
+            # The series comes from the receivers' tcp_info, and agrees with
+            # iperf3's own count within slow start's first second.
+            self.assertEqual(s["series_source"], "tcp_info")
+            for f in s["flows"]:
+                self.assertAlmostEqual(f["mean_bps"] / f["iperf3_mean_bps"], 1.0, delta=0.1)
             with open(os.path.join(out, "live.csv")) as f:
                 self.assertEqual(len(f.read().splitlines()), 1 + 2 * 4)
             self.assertEqual(testbed.list_namespaces(prefix), [])
@@ -338,6 +365,42 @@ class FarLive(unittest.TestCase):
         # Both uploading: the near station wins by the cost ratio (the
         # contenders share airtime).
         self.assertGreater(both["up-1"] / both["up-2"], 3.0)
+
+
+
+@unittest.skipUnless(os.environ.get("WLANFAIR_TESTBED_LIVE") == "1" and os.geteuid() == 0,
+                     "set WLANFAIR_TESTBED_LIVE=1 (root, iperf3) for a live run")
+class DeepQueueLive(unittest.TestCase):
+    """The deep-queue regime on the kernel: with TCP Small Queues a lone
+    uploader keeps its frames out of the station's FIFO; once veth's XDP
+    copy takes them off its socket's accounting, the FIFO fills and the
+    sender's own RTT grows by the queue (10 Mbit/s: 1.2 ms a frame)."""
+
+    def setUp(self):
+        if not shutil.which("iperf3"):
+            self.skipTest("iperf3 is not installed")
+
+    def upload(self, out, queue):
+        cfg = testbed.Config(up=1, down=0, duration=4, capacity=10e6, sta_queue=queue,
+                             cc="cubic", prefix=f"wftq{os.getpid()}-", out_dir=out, name=queue)
+        s = testbed.run(cfg, log=lambda *a: None)
+        self.assertEqual(testbed.list_namespaces(cfg.prefix), [])
+        self.assertEqual(s["params"]["sta_queue"], queue)
+        flow = s["flows"][0]
+        self.assertIsNotNone(flow["sender_rtt_ms"], flow["errors"])
+        return flow["sender_rtt_ms"]["mean"], flow["mean_bps"]
+
+    def test_deep_queue_fills(self):
+        with tempfile.TemporaryDirectory() as out:
+            tsq_rtt, tsq_bps = self.upload(out, "tsq")
+            deep_rtt, deep_bps = self.upload(out, "deep")
+        print(f"\nsender RTT tsq {tsq_rtt:.1f} ms ({tsq_bps / 1e6:.2f} Mbit/s), "
+              f"deep {deep_rtt:.1f} ms ({deep_bps / 1e6:.2f} Mbit/s)")
+        # Measured 7.5 against 190-320 ms; one frame is 1.2 ms on the medium.
+        self.assertLess(tsq_rtt, 30)
+        self.assertGreater(deep_rtt, 80)
+        # The same medium carries both: only where the frames wait differs.
+        self.assertAlmostEqual(deep_bps / tsq_bps, 1.0, delta=0.15)
 
 
 if __name__ == "__main__":

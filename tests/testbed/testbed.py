@@ -168,6 +168,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional
 
 from testbed_results import parse_ss, read_intervals, rebin, write_outputs
+from testbed_sockdiag import RecvSampler
 
 SRV_IP = "10.0.0.1"
 AP_WIRED_IP = "10.0.0.2"
@@ -260,6 +261,19 @@ def parse_far(text: str) -> Dict[int, float]:
     return far
 
 
+# Station queue regimes and their default station FIFO (packets).
+#   tsq   a modern Linux station: a frame waiting in the station's FIFO is
+#         still charged to its socket, so TCP Small Queues hold the sender
+#         back and the FIFO holds a few frames whatever its size.
+#   deep  a station whose frames leave the sender's accounting before they
+#         wait (a firmware queue, another OS, a kernel without TSQ): native
+#         XDP on the station's bridge port makes veth copy every frame and
+#         free the sender's (testbed_bpf.py orphan), and the FIFO fills.
+#         Measured (u1d0, 10M, cubic): RTT 7.5 ms and cwnd 24 with tsq,
+#         318 ms and 220 with deep, the same goodput.
+STA_QUEUES = {"tsq": 100, "deep": 400}
+
+
 def parse_onoff(text: str) -> bool:
     if text in ("on", "1", "yes", "true"):
         return True
@@ -276,7 +290,8 @@ class Config:
     stations: Optional[int] = None    # default: up + down
     capacity: float = 30e6            # bit/s, see the docstring
     ap_buffer: int = 50               # packets in the AP's FIFO
-    sta_buffer: int = 100             # packets in each station's FIFO
+    sta_buffer: Optional[int] = None  # packets in each station's FIFO
+    sta_queue: str = "tsq"            # "tsq" or "deep": see STA_QUEUES
     overhead: int = DEFAULT_OVERHEAD  # emulated per-frame airtime, bytes
     duration: int = 60                # seconds of traffic
     cc: Optional[str] = None          # None: the namespaces' default
@@ -289,10 +304,14 @@ class Config:
     name: Optional[str] = None        # output file stem
     grace: float = GRACE_S
     verbose: bool = False
+    # False: stations only, their traffic from elsewhere (testbed_traffic.py)
+    iperf3_flows: bool = True
 
     def __post_init__(self):
         if self.stations is None:
             self.stations = self.up + self.down
+        if self.sta_buffer is None:
+            self.sta_buffer = STA_QUEUES.get(self.sta_queue, 100)
 
     @property
     def mix(self) -> str:
@@ -327,13 +346,16 @@ class Config:
         return k - 1
 
     def validate(self) -> None:
-        if self.up < 0 or self.down < 0 or self.up + self.down == 0:
+        if self.up < 0 or self.down < 0 or (self.up + self.down == 0 and self.iperf3_flows):
             raise UsageError("need at least one flow")
         if not 1 <= self.stations <= MAX_STATIONS:
             raise UsageError(f"stations must be 1..{MAX_STATIONS}")
         if self.stations < self.up + self.down:
             raise UsageError(f"{self.stations} stations cannot carry "
                              f"{self.mix} (one flow per station)")
+        if self.sta_queue not in STA_QUEUES:
+            raise UsageError(f"bad station queue '{self.sta_queue}' (want "
+                             + " or ".join(STA_QUEUES) + ")")
         if not 1 <= self.ap_buffer <= 100000 or not 1 <= self.sta_buffer <= 100000:
             raise UsageError("buffers must be 1..100000 packets")
         if not 0 <= self.overhead <= 100000:
@@ -669,6 +691,9 @@ class Testbed:
         sh(["tc", "-n", self.ap, "-batch", "-"],
            input="\n".join(medium_commands(self.cfg)) + "\n")
         self._setup_far()
+        if self.cfg.sta_queue == "deep":
+            sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "orphan",
+                                *(f"p{i}" for i in range(1, self.cfg.stations + 1))]))
 
     def _setup_far(self) -> None:
         """Far stations: their frames, both ways, grow by (k - 1) x (length +
@@ -849,12 +874,15 @@ def run_traffic(tb: Testbed, raw_dir: str) -> dict:
     t0 = time.monotonic()
     wall0 = time.time()
     observed: Dict[str, Optional[str]] = {}
+    sampler = None
     try:
         for fl in flows:
             fl.server = spawn(tb.srv, ["iperf3", "-s", "-1", "-B", SRV_IP,
                                        "-p", str(fl.port), "--json"], f"{fl.name}.server")
         wait_listening(tb, [fl.port for fl in flows])
+        sampler = recv_sampler(tb, flows)
         t0, wall0 = time.monotonic(), time.time()
+        sampler.start(t0)
         cpu0, drops0 = _cpu_times(), _softnet_drops()
         for fl in flows:
             fl.launched = time.monotonic()
@@ -881,6 +909,8 @@ def run_traffic(tb: Testbed, raw_dir: str) -> dict:
         interrupted = e
     finally:
         stopped = _stop([p for fl in flows for p in (fl.server, fl.client)])
+        if sampler:
+            sampler.stop()
         for fl in flows:
             fl.stopped = interrupted is None and (fl.server in stopped or fl.client in stopped)
         for f in files:
@@ -889,7 +919,7 @@ def run_traffic(tb: Testbed, raw_dir: str) -> dict:
     cpu1, drops1 = _cpu_times(), _softnet_drops()
     # An interrupted run's series ends where the interruption came.
     seconds = cfg.duration if not interrupted else max(1, min(cfg.duration, int(t1 - t0)))
-    results = collect(tb, flows, raw_dir, t0, wall0, observed, seconds)
+    results = collect(tb, flows, raw_dir, t0, wall0, observed, seconds, sampler)
     busy = 1 - (cpu1[1] - cpu0[1]) / max(1, cpu1[0] - cpu0[0])
     # Host-wide (softirq work of the medium included, other users too) and
     # the CPU time of the iperf3 processes themselves.
@@ -918,11 +948,38 @@ def wait_listening(tb: Testbed, ports: List[int], timeout: float = 10) -> None:
         time.sleep(0.05)
 
 
+def sender_rtt_ms(end: dict) -> Optional[dict]:
+    """{mean, max} of the sender's smoothed RTT from iperf3's end summary
+    (microseconds there), None where that side was not the sender."""
+    try:
+        snd = end["streams"][0]["sender"]
+        return {"mean": snd["mean_rtt"] / 1000, "max": snd["max_rtt"] / 1000}
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def recv_sampler(tb: "Testbed", flows: List[Flow]) -> RecvSampler:
+    """The receivers' byte counts: srv's sockets on an upload's port from its
+    station, a downloading station's sockets to the flow's port."""
+    spec = {}
+    for fl in flows:
+        if fl.direction == "up":
+            ip = tb.sta_ip(fl.station)
+            spec[fl.name] = (tb.srv, lambda lp, rp, rip, port=fl.port, ip=ip: lp == port and rip == ip)
+        else:
+            spec[fl.name] = (tb.sta[fl.station - 1], lambda lp, rp, rip, port=fl.port: rp == port)
+    return RecvSampler(spec)
+
+
 def collect(tb: Testbed, flows: List[Flow], raw_dir: str, t0: float, wall0: float,
-            observed: Dict[str, Optional[str]], seconds: int) -> dict:
+            observed: Dict[str, Optional[str]], seconds: int,
+            sampler: Optional[RecvSampler] = None) -> dict:
     """Per-flow results over the first `seconds` of the run (the receiver's
-    view), tc counters of the medium."""
+    view: tcp_info samples on the run's clock; iperf3's intervals, placed
+    at the client's launch, where there are none), tc counters of the
+    medium."""
     cfg = tb.cfg
+    sampled = sampler is not None and sampler.error is None and len(sampler.samples) >= 2
     out = []
     for fl in flows:
         raw = {role: read_intervals(os.path.join(raw_dir, f"{fl.name}.{role}.json"))
@@ -930,7 +987,7 @@ def collect(tb: Testbed, flows: List[Flow], raw_dir: str, t0: float, wall0: floa
         recv = "server" if fl.direction == "up" else "client"
         ivs, _, end = raw[recv]
         offset = fl.launched - t0 if fl.launched else 0.0
-        bins = rebin(ivs, offset, seconds)
+        bins = sampler.bins(fl.name, seconds) if sampled else rebin(ivs, offset, seconds)
         errors = [f"{role}: {raw[role][1]}" for role in ("client", "server") if raw[role][1]]
         if fl.stopped:
             errors.append(f"stopped by the testbed {cfg.grace:g} s after the run")
@@ -947,10 +1004,15 @@ def collect(tb: Testbed, flows: List[Flow], raw_dir: str, t0: float, wall0: floa
             # it (the client's JSON has it in both directions).
             "sender_cc": observed.get(fl.name),
             "iperf3_sender_cc": raw["client"][2].get("sender_tcp_congestion"),
+            # The data sender's own RTT (iperf3's tcp_info means, in ms): how
+            # much queue its frames met, the deep station queue's signature.
+            "sender_rtt_ms": sender_rtt_ms(raw["client" if fl.direction == "up" else "server"][2]),
             "errors": errors,
             "bins_bps": [b * 8 for b in bins],
         })
     return {"flows": out, "start_wall": wall0, "tc": tb.tc_stats(), "seconds": seconds,
+            "series_source": "tcp_info" if sampled else "iperf3",
+            "sampler_error": sampler.error if sampler else None,
             "cc_observed_at_s": round(cfg.duration / 2, 1) if observed else None}
 
 
@@ -985,7 +1047,7 @@ def restore_signal_handlers(old: dict) -> None:
 def params_of(cfg: Config) -> dict:
     """The parameters recorded in a run's summary."""
     p = asdict(cfg)
-    del p["verbose"]
+    del p["verbose"], p["iperf3_flows"]
     p.update(mix=cfg.mix, htb_rate_bps=round(cfg.htb_rate),
              share_rate_bps=round(cfg.htb_rate / (cfg.stations + 1)),
              frame_cost_bytes=cfg.frame_cost, quantum_bytes=cfg.quantum,

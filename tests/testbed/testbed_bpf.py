@@ -1,6 +1,6 @@
-"""Two tc BPF programs for the testbed's far stations, assembled here and
-attached with rtnetlink (Python's standard library only: no clang, no
-libbpf, no bpffs).
+"""BPF programs for the testbed, assembled here and attached with
+rtnetlink (Python's standard library only: no clang, no libbpf, no bpffs):
+two tc programs for far stations and an XDP one for deep station queues.
 
   pad   on the medium's ifb (clsact egress, before the HTB): a frame from
         or to a far station's address grows by (k - 1) x (its length +
@@ -14,6 +14,16 @@ libbpf, no bpffs).
         run (TC_ACT_UNSPEC: next filter), so it must be a no-op on frames
         on their way into the medium (never padded yet).
 
+  orphan  on a station's bridge port (native XDP on the veth, XDP_PASS):
+        the deep-queue regime.  A TCP frame the station sends is a clone
+        that still holds its socket's send accounting until it is freed,
+        so TCP Small Queues hold the sender back while the frame waits in
+        the medium's station FIFO: the station never queues much.  veth
+        hands a cloned frame to XDP as a fresh copy and frees the clone
+        (veth_convert_skb_to_xdp_buff, since Linux 4.19): the frame leaves
+        the sender's accounting as it leaves the station, as a frame does
+        that a driver hands to firmware, and the station's FIFO fills.
+
 The new bytes are zeros after the IP datagram (bpf_skb_change_tail), which
 no IP stack reads. IPv4 only, like the testbed.
 
@@ -21,6 +31,7 @@ Run inside the AP namespace (the netlink socket and the interface names
 are that namespace's):
     ip netns exec AP python3 testbed_bpf.py pad air 10.1.0.2=3/1 [...] --overhead 1150
     ip netns exec AP python3 testbed_bpf.py trim p2     # egress and ingress
+    ip netns exec AP python3 testbed_bpf.py orphan p1 [p2 ...]
 """
 
 import ctypes
@@ -35,6 +46,8 @@ from typing import List, Tuple
 
 BPF_PROG_LOAD = 5
 BPF_PROG_TYPE_SCHED_CLS = 3
+BPF_PROG_TYPE_XDP = 6
+XDP_PASS = 2
 SYS_BPF = {"x86_64": 321, "aarch64": 280, "armv7l": 386, "riscv64": 280,
            "ppc64le": 361, "s390x": 351}
 FUNC_SKB_CHANGE_TAIL = 38
@@ -138,8 +151,12 @@ def trim_program() -> bytes:
     return b"".join(_ipv4_head() + body)
 
 
-def prog_load(code: bytes, name: str) -> int:
-    """BPF_PROG_LOAD a sched_cls program; the verifier's log in the error."""
+def orphan_program() -> bytes:
+    return mov_i(R0, XDP_PASS) + exit_()
+
+
+def prog_load(code: bytes, name: str, prog_type: int = BPF_PROG_TYPE_SCHED_CLS) -> int:
+    """BPF_PROG_LOAD; the verifier's log in the error."""
     nr = SYS_BPF.get(os.uname().machine)
     if nr is None:
         raise OSError(f"bpf(): unknown syscall number on {os.uname().machine}")
@@ -148,7 +165,7 @@ def prog_load(code: bytes, name: str) -> int:
     license = ctypes.create_string_buffer(b"GPL")
     log = ctypes.create_string_buffer(65536)
     attr = ctypes.create_string_buffer(128)
-    struct.pack_into("<IIQQIIQII16s", attr, 0, BPF_PROG_TYPE_SCHED_CLS, len(code) // 8,
+    struct.pack_into("<IIQQIIQII16s", attr, 0, prog_type, len(code) // 8,
                      ctypes.addressof(insns), ctypes.addressof(license), 1, len(log),
                      ctypes.addressof(log), 0, 0, name.encode()[:15])
     libc.syscall.restype = ctypes.c_long
@@ -178,6 +195,19 @@ def _attr(kind: int, data: bytes) -> bytes:
     return a + b"\0" * (-len(a) % 4)
 
 
+def _rtnl(msg: bytes, what: str) -> None:
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE) as s:
+        s.settimeout(5)
+        s.send(msg)
+        reply = s.recv(65536)
+    _, kind, _, _, _ = struct.unpack_from("<IHHII", reply)
+    if kind != NLMSG_ERROR:
+        raise OSError(f"{what}: unexpected netlink reply {kind}")
+    err = -struct.unpack_from("<i", reply, 16)[0]
+    if err:
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
 def tc_attach(dev: str, fd: int, name: str, egress: bool, prio: int) -> None:
     """`tc filter add dev DEV {egress|ingress} prio PRIO bpf da fd FD` (the
     device needs a clsact qdisc)."""
@@ -191,16 +221,25 @@ def tc_attach(dev: str, fd: int, name: str, egress: bool, prio: int) -> None:
                _attr(TCA_KIND, b"bpf\0") + _attr(TCA_OPTIONS | NLA_F_NESTED, opts))
     msg = struct.pack("<IHHII", 16 + len(payload), RTM_NEWTFILTER,
                       NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE, 1, 0) + payload
-    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE) as s:
-        s.settimeout(5)
-        s.send(msg)
-        reply = s.recv(65536)
-    _, kind, _, _, _ = struct.unpack_from("<IHHII", reply)
-    if kind != NLMSG_ERROR:
-        raise OSError(f"tc filter on {dev}: unexpected netlink reply {kind}")
-    err = -struct.unpack_from("<i", reply, 16)[0]
-    if err:
-        raise OSError(err, f"tc filter bpf on {dev}: {os.strerror(err)}")
+    _rtnl(msg, f"tc filter bpf on {dev}")
+
+
+# --- rtnetlink: native XDP on a link (`ip link set DEV xdpdrv fd FD`) ---------
+
+RTM_SETLINK = 19
+IFLA_XDP, IFLA_XDP_FD, IFLA_XDP_FLAGS = 43, 1, 3
+XDP_FLAGS_DRV_MODE = 1 << 2
+
+
+def xdp_attach(dev: str, fd: int) -> None:
+    ifindex = socket.if_nametoindex(dev)
+    xdp = (_attr(IFLA_XDP_FD, struct.pack("<i", fd)) +
+           _attr(IFLA_XDP_FLAGS, struct.pack("<I", XDP_FLAGS_DRV_MODE)))
+    payload = (struct.pack("<BBHiII", socket.AF_UNSPEC, 0, 0, ifindex, 0, 0) +
+               _attr(IFLA_XDP | NLA_F_NESTED, xdp))
+    msg = struct.pack("<IHHII", 16 + len(payload), RTM_SETLINK,
+                      NLM_F_REQUEST | NLM_F_ACK, 1, 0) + payload
+    _rtnl(msg, f"xdp on {dev}")
 
 
 # --- command line (run in the AP namespace) ----------------------------------
@@ -230,6 +269,10 @@ def main(argv: List[str]) -> int:
             fd = prog_load(trim_program(), "wft_trim")
             tc_attach(argv[1], fd, "wft_trim", egress=True, prio=1)
             tc_attach(argv[1], fd, "wft_trim", egress=False, prio=1)
+        elif len(argv) >= 2 and argv[0] == "orphan":
+            fd = prog_load(orphan_program(), "wft_orphan", BPF_PROG_TYPE_XDP)
+            for dev in argv[1:]:
+                xdp_attach(dev, fd)
         else:
             print(__doc__, file=sys.stderr)
             return 2

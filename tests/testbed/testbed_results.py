@@ -109,6 +109,8 @@ def write_outputs(params: dict, results: dict, base: str) -> dict:
         "tc": results["tc"],
         "cc_observed_at_s": results.get("cc_observed_at_s"),
         "host": results.get("host"),
+        "series_source": results.get("series_source"),
+        "sampler_error": results.get("sampler_error"),
         "files": {"csv": base + ".csv", "json": base + ".json", "raw": base + ".raw"},
     }
     with open(base + ".json", "w") as f:

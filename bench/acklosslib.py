@@ -1,0 +1,110 @@
+"""What bench/ackloss and bench/ackloss-sweep share: building the tools,
+registering the ACK-loss CCs with wlanfair-tcpd, one testbed run and its
+fairness figures (wlanfairctl fairness over the run's series)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(TOP, "build-bench")
+TESTBED = os.path.join(TOP, "tests", "testbed", "wlanfair-testbed")
+BASE = {"ackloss_cubic": "cubic", "ackloss_reno": "reno"}
+# The same BPF programs registered with the detector off (thresh 1000: no
+# round ever counts 1000 lost ACKs): the struct_ops pass-through baseline.
+# They run in a second phase, under a second registration.
+NODETECT = {"ackloss_cubic-nodetect": "ackloss_cubic", "ackloss_reno-nodetect": "ackloss_reno"}
+STARVED_SHARE = 0.05        # a flow below 5 % of the equal share is starved
+
+
+def build():
+    """(wlanfairctl, wlanfair-tcpd) of a release build in build-bench/."""
+    if not os.path.exists(os.path.join(BUILD, "build.ninja")):
+        subprocess.run(["meson", "setup", BUILD, "--buildtype=release", "-Dtests=false"],
+                       check=True, stdout=subprocess.DEVNULL, cwd=TOP)
+    subprocess.run(["meson", "compile", "-C", BUILD], check=True, stdout=subprocess.DEVNULL)
+    return (os.path.join(BUILD, "src", "cli", "wlanfairctl"),
+            os.path.join(BUILD, "tcp", "wlanfair-tcpd"))
+
+
+def start_tcpd(tcpd, state, *extra):
+    """Registers the ackloss CCs for the testbed's iperf3 -C (scope wifi
+    with no interface: registered, given to nobody by default)."""
+    os.makedirs(state, exist_ok=True)
+    log = open(os.path.join(state, "tcpd.log"), "a")
+    p = subprocess.Popen([tcpd, "--scope", "wifi", "--interface", "none0",
+                          "--state-dir", state, *extra], stderr=log, stdout=log)
+    status = os.path.join(state, "tcp-status.json")
+    for _ in range(200):
+        if p.poll() is not None:
+            with open(log.name) as f:
+                sys.exit("wlanfair-tcpd failed: " + f.read()[-2000:])
+        if os.path.exists(status):
+            return p
+        time.sleep(0.1)
+    p.kill()
+    sys.exit("wlanfair-tcpd did not start")
+
+
+def stop_tcpd(p):
+    p.send_signal(signal.SIGTERM)
+    p.wait(timeout=30)
+
+
+def read_series_kbps(path):
+    """The testbed's series CSV (start_s,end_s,flow,bits_per_s; 1-s bins)
+    -> {flow: [kbit/s per bin]}, rounded."""
+    series = {}
+    with open(path) as f:
+        next(f)
+        for line in f:
+            a, _, flow, bps = line.rstrip("\n").split(",")
+            v = series.setdefault(flow, [])
+            k = int(float(a))
+            v.extend([0] * (k + 1 - len(v)))
+            v[k] = round(float(bps) / 1000)
+    return series
+
+
+def longest_stall_s(kbps):
+    """The longest run of 1-s bins with nothing delivered (an RTO backoff
+    shows as one), leaving out the first second (the handshake)."""
+    best = cur = 0
+    for v in kbps[1:]:
+        cur = cur + 1 if v == 0 else 0
+        best = max(best, cur)
+    return best
+
+
+def testbed_run(name, out, cc, testbed_args):
+    """One `wlanfair-testbed run`: its summary, or {"error": ...}."""
+    cmd = [TESTBED, "run", "--cc", NODETECT.get(cc, cc), "--out", out, "--name", name,
+           *testbed_args]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return {"error": (r.stderr or r.stdout).strip()[-500:]}
+    with open(os.path.join(out, name + ".json")) as f:
+        return json.load(f)
+
+
+def fairness(ctl, csv, windows, capacity):
+    """wlanfairctl fairness --json over a run's series."""
+    return json.loads(subprocess.run(
+        [ctl, "fairness", "--series", csv, "--window", ",".join(map(str, windows)),
+         "--capacity", capacity, "--allow-over", "--json"],
+        check=True, capture_output=True, text=True).stdout)
+
+
+def flow_figures(summary, csv):
+    """Per-flow means, total, starved flows and each flow's longest stall
+    (from the run's series CSV)."""
+    flows = {f["name"]: f["mean_bps"] for f in summary["flows"]}
+    total = sum(flows.values())
+    share = total / len(flows) if flows else 0
+    series = read_series_kbps(csv)
+    stalls = {n: longest_stall_s(series.get(n, [])) for n in flows}
+    return {"flows_bps": flows, "total_bps": total,
+            "starved": sorted(n for n, v in flows.items() if v < STARVED_SHARE * share),
+            "longest_stall_s": stalls}

@@ -1,0 +1,80 @@
+"""The picture of bench/traffic (bench/wfplot.py registers it): flow
+completion times per size class of the web mix, and the published
+measurement's per-client throughput per transfer, one colour per CC."""
+from wfplot import CC_COLORS, bars, pyplot, save, title
+
+
+def traffic(res, path):
+    plt = pyplot()
+    runs = res["runs"]
+    ccs = [c for c in res["params"]["ccs"].split(",") if any(r["cc"] == c for r in runs)]
+    web = {r["cc"]: r for r in runs if r["scenario"] == "web"}
+    pub = [r for r in runs if r["scenario"].startswith("published")]
+    panels = (1 if web else 0) + (1 if pub else 0)
+    fig, axes = plt.subplots(1, max(1, panels), figsize=(6.2 * max(1, panels), 4.2), squeeze=False)
+    col = 0
+    if web:
+        ax = axes[0][col]
+        col += 1
+        classes = []
+        for r in web.values():
+            classes += [k for k in r["summary"]["fct_s"] if k not in classes]
+        stats = ("median", "p90", "p99")
+        w = 0.8 / (len(ccs) * len(stats))
+        for i, cc in enumerate(ccs):
+            r = web.get(cc)
+            if not r:
+                continue
+            for j, st in enumerate(stats):
+                xs, hs, gids = [], [], []
+                for x, k in enumerate(classes):
+                    v = r["summary"]["fct_s"].get(k)
+                    if v:
+                        xs.append(x + ((i * len(stats) + j) - (len(ccs) * len(stats) - 1) / 2) * w)
+                        hs.append(v[st] * 1e3)
+                        gids.append(f"bar-fct-{k}-{st}-{cc}")
+                bars(ax, xs, hs, w, gids, color=CC_COLORS.get(cc), alpha=(1.0, 0.7, 0.4)[j],
+                     label=f"{cc} {st}")
+        ax.set_xticks(range(len(classes)), [f"{k}B (n {web[ccs[0]]['summary']['fct_s'].get(k, {}).get('n', 0)})"
+                                             if ccs[0] in web else k for k in classes])
+        ax.set_yscale("log")
+        ax.set_ylabel("flow completion time (ms, log)")
+        ax.set_title(f"web mix: 8 web clients beside 2 bulk uploads, "
+                     f"{res['params']['web_seconds']} s")
+        ax.legend(fontsize=6, ncol=2)
+        ax.grid(axis="y", alpha=0.3)
+    if pub:
+        ax = axes[0][col]
+        names = []
+        for r in pub:
+            if r["scenario"] not in names:
+                names.append(r["scenario"])
+        clients = sorted({c for r in pub for c in r["summary"]["clients"]}, key=int)
+        groups = [(n, c) for n in names for c in clients]
+        w = 0.8 / len(ccs)
+        for i, cc in enumerate(ccs):
+            xs, hs, sd, gids = [], [], [], []
+            for x, (n, c) in enumerate(groups):
+                r = next((r for r in pub if r["scenario"] == n and r["cc"] == cc), None)
+                v = r and r["summary"]["clients"].get(c)
+                if v:
+                    xs.append(x + (i - (len(ccs) - 1) / 2) * w)
+                    hs.append(v["mean_bps"] / 1e6)
+                    sd.append(v["var_bps2"] ** 0.5 / 1e6)
+                    gids.append(f"bar-pub-{n}-{c}-{cc}")
+            bars(ax, xs, hs, w, gids, color=CC_COLORS.get(cc), label=cc, yerr=sd,
+                 error_kw={"elinewidth": 0.7, "capsize": 1.5})
+        ax.set_xticks(range(len(groups)), [f"{n.split('-')[1][:2]} c{c}" for n, c in groups],
+                      fontsize=7)
+        ax.set_ylabel("per-transfer throughput, mean +- sd (Mbit/s)")
+        jains = ", ".join(f"{r['scenario'].split('-')[1]} {r['cc']} {r['summary']['jain_clients']:.3f}"
+                          for r in pub if r["summary"]["jain_clients"] is not None)
+        ax.set_title(f"{res['params']['trials']} x 1 MB per client (do: download, up: upload)\n"
+                     f"Jain between clients: {jains}", fontsize=7)
+        ax.legend(fontsize=7)
+        ax.grid(axis="y", alpha=0.3)
+    p = res["params"]
+    title(fig, f"Traffic profiles in the testbed ({p['capacity']}bit/s, AP buffer {p['ap_buffer']}, "
+               f"{p['sta_queue']} station queues)", res)
+    fig.tight_layout()
+    save(fig, path)
