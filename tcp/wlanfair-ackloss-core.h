@@ -394,3 +394,25 @@ wf_ackloss_halve (__u32 cwnd)
 {
   return cwnd / 2 ? cwnd / 2 : 1;
 }
+
+/* With drain: at most the window that empties the sender's own standing
+ * queue, cwnd x min_rtt / srtt (at least 2), where that is below half.
+ * For a station whose frames wait in a deep transmit queue without
+ * back-pressure, half a window of hundreds of packets still keeps the
+ * queue, and with it the station's claim on the air, full. */
+#ifndef WF_ACKLOSS_DRAIN_DEFAULT
+#define WF_ACKLOSS_DRAIN_DEFAULT 0u
+#endif
+static __always_inline __u32
+wf_ackloss_reduce (__u32 cwnd, __u32 srtt_us, __u32 min_rtt_us, __u32 drain)
+{
+  __u32 half = wf_ackloss_halve (cwnd);
+  __u64 pipe;
+
+  if (!drain || !srtt_us || min_rtt_us == ~0u || min_rtt_us >= srtt_us)
+    return half;
+  pipe = (__u64) cwnd * min_rtt_us / srtt_us;
+  if (pipe < 2)
+    pipe = 2;
+  return pipe < half ? (__u32) pipe : half;
+}

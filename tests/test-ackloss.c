@@ -1287,6 +1287,14 @@ test_halve (void)
   g_assert_cmpuint (wf_ackloss_halve (2), ==, 1);
   g_assert_cmpuint (wf_ackloss_halve (1), ==, 1);
   g_assert_cmpuint (wf_ackloss_halve (G_MAXUINT32), ==, G_MAXUINT32 / 2);
+  /* drain: the window that empties the sender's own queue, when below half */
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, 0), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, 1), ==, 2);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 40000, 10000, 1), ==, 50);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 15000, 10000, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 10000, ~0u, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 0, 1000, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (G_MAXUINT32, 2000000, 1000000, 1), ==, G_MAXUINT32 / 2);
 }
 
 /* The state must fit beside CUBIC's 60 bytes in icsk_ca_priv (104): 36

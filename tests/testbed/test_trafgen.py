@@ -111,6 +111,29 @@ class Profiles(unittest.TestCase):
         self.assertAlmostEqual(s["jain_clients"], (m1 + 16e6) ** 2 / (2 * (m1 ** 2 + 16e6 ** 2)))
         self.assertEqual(trafgen.size_class(150_000), "100k-1M")
 
+    def test_join_reports(self):
+        recs = [{"client": 1, "trial": 0, "start_wall": 100.0, "fct_s": 2.0,
+                 "local": "10.1.0.1:40000", "remote": "10.0.0.1:7001"},
+                {"client": 1, "trial": 1, "start_wall": 200.0, "fct_s": 0.1,
+                 "local": "10.1.0.1:40002", "remote": "10.0.0.1:7001"}]
+        flow = lambda src, dst, cwnd, rtt, rt: {"src": src, "dst": dst, "cwnd": cwnd,
+                                               "rtt_us": rtt, "total_retrans": rt}
+        reports = [
+            {"time_us": 99_000_000, "interval_s": 1.0,
+             "flows": [flow("10.1.0.1:40000", "10.0.0.1:7001", 5, 900, 0)]},     # before
+            {"time_us": 101_000_000, "interval_s": 1.0,
+             "flows": [flow("10.1.0.1:40000", "10.0.0.1:7001", 10, 1000, 1),
+                       flow("10.1.0.1:40001", "10.0.0.1:7001", 99, 1, 9)]},       # another flow
+            {"time_us": 102_500_000, "interval_s": 1.0,                          # the master's side
+             "flows": [flow("10.0.0.1:7001", "10.1.0.1:40000", 20, 3000, 2)]},
+            {"time_us": 104_000_000, "interval_s": 1.0,
+             "flows": [flow("10.1.0.1:40000", "10.0.0.1:7001", 50, 1, 7)]}]      # after
+        joined = trafgen.join_reports(recs, reports)
+        self.assertEqual(joined[0]["reporter"], {"samples": 2, "cwnd_max": 20,
+                                                 "rtt_us_mean": 2000, "total_retrans_max": 2})
+        self.assertNotIn("reporter", joined[1])
+        self.assertNotIn("reporter", recs[0])        # the input is left alone
+
 
 class Loopback(unittest.TestCase):
     """Master and clients as processes over 127.0.0.1."""

@@ -16,6 +16,7 @@ can be joined to it.
     trafgen.py client --master 10.0.0.1:7000 --id 1
     trafgen.py check web.profile          # parse, draw 10 sizes and idles, print
     trafgen.py summary records.jsonl      # per client, per size class
+    trafgen.py join records.jsonl reports.jsonl   # + wlanfair-reportd's flow data
 
 Profile file (INI; [profile] section; # comments):
 
@@ -561,6 +562,38 @@ def summarize(records: List[dict], bounds=DEFAULT_CLASSES) -> dict:
     }
 
 
+def join_reports(records: List[dict], reports: List[dict]) -> List[dict]:
+    """Adds to each record what wlanfair-reportd's reports say of its data
+    connection: the flows whose src and dst are the record's local and
+    remote address (the client's side) or the other way round (the
+    master's), in reports stamped from the transfer's start to its end
+    plus one report interval: samples, the largest cwnd, the mean RTT
+    (us) and the most retransmissions (tcpi_total_retrans) seen."""
+    index: Dict[tuple, List[tuple]] = {}
+    for rep_ in reports:
+        t = rep_.get("time_us", 0) / 1e6
+        iv = rep_.get("interval_s", 1.0)
+        for f in rep_.get("flows", []):
+            index.setdefault((f.get("src"), f.get("dst")), []).append((t, iv, f))
+    out = []
+    for r in records:
+        r = dict(r)
+        a, z = r["start_wall"], r["start_wall"] + r["fct_s"]
+        seen = [f for key in ((r.get("local"), r.get("remote")), (r.get("remote"), r.get("local")))
+                for t, iv, f in index.get(key, []) if a <= t <= z + iv]
+        if seen:
+            rtts = [f["rtt_us"] for f in seen if "rtt_us" in f]
+            r["reporter"] = {
+                "samples": len(seen),
+                "cwnd_max": max((f["cwnd"] for f in seen if "cwnd" in f), default=None),
+                "rtt_us_mean": statistics.mean(rtts) if rtts else None,
+                "total_retrans_max": max((f["total_retrans"] for f in seen
+                                          if "total_retrans" in f), default=None),
+            }
+        out.append(r)
+    return out
+
+
 def read_records(path: str) -> List[dict]:
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -598,6 +631,10 @@ def main(argv=None) -> int:
     k.add_argument("--client", type=int, default=1)
     s = sub.add_parser("summary", help="per client and per size class, as JSON")
     s.add_argument("records")
+    j = sub.add_parser("join", help="add wlanfair-reportd's per-flow data to the records")
+    j.add_argument("records")
+    j.add_argument("reports", help="reports, one JSON object per line (e.g. "
+                   "wlanfairctl listen --json, or a reporter's --destination sink)")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "master":
@@ -622,6 +659,10 @@ def main(argv=None) -> int:
             print(json.dumps(prof, indent=1))
             for t in plan(prof, a.client, 0)[:10]:
                 print(f"trial {t['trial']}: {t['dir']} {t['size']} bytes, then {t['idle_s']:.3f} s idle")
+            return 0
+        if a.cmd == "join":
+            for r in join_reports(read_records(a.records), read_records(a.reports)):
+                print(json.dumps(r))
             return 0
         print(json.dumps(summarize(read_records(a.records)), indent=1))
         return 0
