@@ -210,6 +210,24 @@ class Loopback(unittest.TestCase):
         self.assertLess(time.monotonic() - t, 10)
         self.assertTrue(3 <= len(recs) <= 25, len(recs))
 
+    def test_missing_client_ends_with_error(self):
+        """A client that never comes: the others run after the registration
+        timeout, the master ends with their records and exit status 1."""
+        prof = self.profile("p", "[profile]\ntrials = 2\nsize = fixed 10k\n")
+        out = os.path.join(self.dir, "rec.jsonl")
+        master = subprocess.Popen([sys.executable, TRAFGEN, "master", "--listen", "127.0.0.1:0",
+                                   "--clients", "2", "--profile", prof, "--out", out,
+                                   "--register-timeout", "1"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        port = re.match(r"trafgen master on 127\.0\.0\.1:(\d+)", master.stdout.readline()).group(1)
+        c = subprocess.run([sys.executable, TRAFGEN, "client", "--master", f"127.0.0.1:{port}",
+                            "--id", "1"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        log = master.communicate(timeout=30)[0]
+        self.assertEqual(master.returncode, 1)
+        self.assertIn("1 of 2 clients registered", log)
+        self.assertEqual(len(trafgen.read_records(out)), 2)
+
     def test_bad_profile_exit_2(self):
         bad = self.profile("bad", "[profile]\nsize = zipf 1\n")
         r = subprocess.run([sys.executable, TRAFGEN, "master", "--listen", "127.0.0.1:1",

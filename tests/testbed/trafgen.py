@@ -347,7 +347,8 @@ class Master:
                         self.lock.notify_all()
                     end = time.monotonic() + self.register_timeout
                     while not self.released.get(cycle):
-                        if not self.lock.wait(max(0.0, end - time.monotonic())):
+                        if not self.lock.wait(max(0.0, end - time.monotonic())) and \
+                                not self.released.get(cycle):
                             self.released[cycle] = True      # go with who came
                             self.errors.append(f"cycle {cycle}: {self.registered[cycle]} of "
                                                f"{self.n} clients registered in "
@@ -411,10 +412,21 @@ class Master:
             threading.Thread(target=s.serve_forever, daemon=True).start()
         self.log(f"trafgen master on {self.listen[0]}:{self.listen[1]} (data "
                  f"{self.data_port}), {self.n} clients")
+        end = time.monotonic() + self.register_timeout
         try:
             with self.lock:
                 while self.finished < self.n:
-                    self.lock.wait(1.0)
+                    # Clients that never came: once the first registration
+                    # timed out, those that did register are all there is.
+                    if not self.released.get(0) and time.monotonic() > end:
+                        self.released[0] = True
+                        self.errors.append(f"cycle 0: {self.registered.get(0, 0)} of {self.n} "
+                                           f"clients registered in {self.register_timeout:g} s")
+                        self.lock.notify_all()
+                    if self.released.get(0) and self.finished >= self.registered.get(0, 0) \
+                            and self.registered.get(0, 0) < self.n:
+                        break
+                    self.lock.wait(0.2)
         except KeyboardInterrupt:
             self.errors.append("interrupted")
         finally:
