@@ -9,7 +9,8 @@
 # while a loopback connection keeps the default; 'wlanfairctl tcp status
 # --json' shows the daemon running and ACKs counted by ackloss_cubic; an
 # 8-stream upload keeps no impossible window (skipped-callback repairs are
-# recorded as facts); after
+# recorded as facts); trafgen (tests/testbed/trafgen.py) carries all of
+# 12 transfers both ways between the station and the AP; after
 # 'systemctl kill -s KILL' ExecStopPost leaves no ackloss CC registered
 # (checked after a 'systemctl stop' if systemd restarted it first), and
 # systemd restarts it; 'systemctl stop' restores the available list.
@@ -111,6 +112,40 @@ if [ $WIFI = 1 ]; then
         grep -q 'ackloss_cubic' "$OUT/ss-wifi.txt"
 else
     needs_wifi wifi-upload-iperf3-ok wifi-upload-uses-ackloss-cubic wifi-upload-ss-shows-ackloss-cubic
+fi
+
+# --------------------------------------------------------------- trafgen ----
+# The testbed's traffic generator over real Wi-Fi: the master in the AP's
+# namespace, the station (NetworkManager's wlan1) as its one client, 1 MB
+# transfers both ways and short ones; the station's uploads get
+# ackloss_cubic from the scope, the AP's downloads the default.
+if [ $WIFI = 1 ]; then
+    say "trafgen: station $STA_IP <-> master on the AP $AP_IP"
+    cat > "$OUT/lab.profile" <<'PROFILE'
+[profile]
+name = lab
+trials = 12
+direction = both
+size = empirical 10k 100k 1M
+idle = fixed 100ms
+seed = 5
+PROFILE
+    timeout 120 ip netns exec ap python3 /mnt/host/lab/trafgen.py master --listen $AP_IP:7000 \
+        --clients 1 --profile "$OUT/lab.profile" --out "$OUT/trafgen.jsonl" --register-timeout 30 \
+        > "$OUT/trafgen-master.log" 2>&1 &
+    tm=$!; LAB_PIDS+=("$tm")
+    wait_until 10 eval "ip netns exec ap ss -Hltn | grep -q '$AP_IP:7001'"
+    run 120 python3 /mnt/host/lab/trafgen.py client --master $AP_IP:7000 --id 1; rc=$?
+    wait $tm; mrc=$?
+    cat "$OUT/trafgen-master.log"
+    python3 /mnt/host/lab/trafgen.py summary "$OUT/trafgen.jsonl" > "$OUT/trafgen-summary.json" 2>&1
+    tg() { python3 -c "import json,sys; d=json.load(open('$OUT/trafgen-summary.json')); print($1)" 2>/dev/null; }
+    fact trafgen_fct_p90_ms "$(tg "{k: round(v['p90'] * 1e3, 1) for k, v in d['fct_s'].items()}")"
+    fact trafgen_mean_mbps "$(tg "round(d['clients']['1']['mean_bps'] / 1e6, 2)")"
+    check trafgen-all-transfers "client exit $rc, master exit $mrc, complete $(tg "d['complete']") of 12" \
+        test "$rc/$mrc/$(tg "d['complete']")" = 0/0/12
+else
+    needs_wifi trafgen-all-transfers
 fi
 
 # --------------------------------------------------------------- loopback ----
