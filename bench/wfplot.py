@@ -706,6 +706,11 @@ def traffic(res, path):
     wfplot_traffic.traffic(res, path)
 
 
+def scan_onoff(res, path):
+    import wfplot_traffic
+    wfplot_traffic.scan_onoff(res, path)
+
+
 # benchmark -> [(suffix, function, condition)]: RESULT.json gives
 # RESULT<suffix>.svg for every entry whose condition holds.
 PICTURES = {
@@ -723,6 +728,7 @@ PICTURES = {
     "rwnd": [("", rwnd, None)],
     "ackloss-sweep": [("", ackloss_sweep, None)],
     "traffic": [("", traffic, None)],
+    "scan-onoff": [("", scan_onoff, None)],
 }
 
 

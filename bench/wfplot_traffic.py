@@ -78,3 +78,51 @@ def traffic(res, path):
                f"{p['sta_queue']} station queues)", res)
     fig.tight_layout()
     save(fig, path)
+
+
+def scan_onoff(res, path):
+    """bench/scan-onoff: per idle hold-off, a timeline (transfers as bars,
+    the time scans were allowed shaded) and the counts beside it."""
+    plt = pyplot()
+    rows = res["rows"]
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 1.6 + 0.9 * len(rows)),
+                                 gridspec_kw={"width_ratios": [3, 1]})
+    for y, r in enumerate(rows):
+        h = r["holdoff_s"]
+        # scans allowed: from the start (or a restore) to a suppression
+        t, allowed = 0.0, True
+        spans = []
+        for wt, value in r["writes_s"]:
+            now = value != ""
+            if allowed and not now:
+                spans.append((t, wt))
+            if now and not allowed:
+                t = wt
+            allowed = now
+        if allowed:
+            spans.append((t, r["seconds"]))
+        for k, (a, b) in enumerate(spans):
+            p = ax.axvspan(a, b, ymin=(len(rows) - 1 - y + 0.1) / len(rows),
+                           ymax=(len(rows) - y - 0.1) / len(rows), color="tab:red", alpha=0.18, lw=0)
+            p.set_gid(f"allowed-{h:g}-{k}")
+        for k, (s, d) in enumerate(zip(r["transfer_starts_s"], r["transfer_s"])):
+            b = ax.barh(len(rows) - 1 - y, d, left=s, height=0.45, color="tab:blue")
+            b.patches[0].set_gid(f"transfer-{h:g}-{k}")
+    ax.set_yticks(range(len(rows)), [f"hold-off {r['holdoff_s']:g} s" for r in reversed(rows)])
+    ax.set_xlabel("time (s); blue: transfers, red: scans allowed (bgscan not \"\")")
+    ax.set_title("on/off transfers (gaps 4-16 s) and the scan guard", fontsize=9)
+    xs = range(len(rows))
+    w = 0.38
+    bars(bx, [x - w / 2 for x in xs], [r["writes_per_min"] for r in rows], w,
+         [f"bar-writes-{r['holdoff_s']:g}" for r in rows], color="tab:gray", label="bgscan writes/min")
+    bars(bx, [x + w / 2 for x in xs], [r["starts_allowed"] for r in rows], w,
+         [f"bar-starts-{r['holdoff_s']:g}" for r in rows], color="tab:red",
+         label="transfer starts, scans allowed")
+    bx.set_xticks(list(xs), [f"{r['holdoff_s']:g} s" for r in rows])
+    bx.set_xlabel("idle hold-off")
+    bx.legend(fontsize=7)
+    bx.grid(axis="y", alpha=0.3)
+    title(fig, f"Scan guard under on/off traffic ({len(rows[0]['transfer_s']) if rows else 0} transfers "
+               f"of {res['params']['size']}B at {res['params']['rate']}, mocked NetworkManager)", res)
+    fig.tight_layout()
+    save(fig, path)

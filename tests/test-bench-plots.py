@@ -315,6 +315,21 @@ class BenchPlots(unittest.TestCase):
         scale = [bar_height(g[k]) / v for k, v in keys.items()]
         self.assertLess(max(scale) / min(scale), 1.001)
 
+    def test_scan_onoff(self):
+        res = self.results["scan-onoff"]
+        g = self.svg("scan-onoff")
+        want = sorted(f"transfer-{r['holdoff_s']:g}-{k}" for r in res["rows"]
+                      for k in range(len(r["transfer_s"])))
+        self.assertEqual(with_prefix(g, "transfer-"), want)
+        for r in res["rows"]:
+            h = f"{r['holdoff_s']:g}"
+            self.assertIn(f"bar-writes-{h}", g)
+            # one shaded span per stretch of allowed scans: restores + 1
+            self.assertEqual(len(with_prefix(g, f"allowed-{h}-")), r["restores"] + 1, h)
+        scale = [bar_height(g[f"bar-writes-{r['holdoff_s']:g}"]) / r["writes_per_min"]
+                 for r in res["rows"] if r["writes_per_min"]]
+        self.assertLess(max(scale) / min(scale), 1.001)
+
 
 def main():
     try:

@@ -446,9 +446,11 @@ class Master:
 
 def transfer(master, data_port: int, client: int, cycle: int, t: dict, cc: Optional[str],
              deadline: Optional[float]) -> dict:
-    rec = {"client": client, "cycle": cycle, "trial": t["trial"], "dir": t["dir"],
-           "size": t["size"], "start_wall": time.time()}
     t0 = time.monotonic()
+    # start_mono: CLOCK_MONOTONIC, the clock other tools of the host stamp
+    # events with (the scan guard's bgscan writes in bench/scan-onoff).
+    rec = {"client": client, "cycle": cycle, "trial": t["trial"], "dir": t["dir"],
+           "size": t["size"], "start_wall": time.time(), "start_mono": round(t0, 6)}
     got, error = 0, None
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
