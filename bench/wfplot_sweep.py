@@ -35,7 +35,7 @@ def ackloss_sweep(res, path):
     rows, bufs, caps, ccs = _axes(res)
     table = {(t["capacity"], t["ap_buffer"], t["mix"], t["delack"]): t for t in res["table"]}
     fig, axes = plt.subplots(len(caps), len(ccs), squeeze=False,
-                             figsize=(2.2 + 0.75 * len(bufs) * len(ccs),
+                             figsize=(max(9.0, 2.2 + 0.75 * len(bufs) * len(ccs)),
                                       1.4 + (0.7 + 0.3 * len(rows)) * len(caps)))
     for r, cap in enumerate(caps):
         for c, cc in enumerate(ccs):
