@@ -194,6 +194,16 @@ class Loopback(unittest.TestCase):
                             and r["local"].startswith("127.0.0.1:") for r in recs))
         self.assertEqual(len({r["local"] for r in recs}), len(recs))
 
+    def test_profiles_with_fewer_cycles(self):
+        """Client 2's profile has one cycle, client 1's two: the second
+        barrier waits for client 1 alone, no timeout, no error."""
+        two = self.profile("two", "[profile]\ntrials = 1\nsize = fixed 1k\ncycles = 2\n")
+        one = self.profile("one", "[profile]\ntrials = 1\nsize = fixed 1k\n")
+        t = time.monotonic()
+        recs, _ = self.run_all(2, two, ["2=" + one])
+        self.assertLess(time.monotonic() - t, 15)
+        self.assertEqual(sorted((r["client"], r["cycle"]) for r in recs), [(1, 0), (1, 1), (2, 0)])
+
     def test_registration_is_a_barrier(self):
         """No client starts before the last one registered."""
         prof = self.profile("p", "[profile]\ntrials = 2\nsize = fixed 10k\ncycles = 2\n")
@@ -227,6 +237,15 @@ class Loopback(unittest.TestCase):
         self.assertEqual(master.returncode, 1)
         self.assertIn("1 of 2 clients registered", log)
         self.assertEqual(len(trafgen.read_records(out)), 2)
+
+    def test_unknown_cc_refused(self):
+        prof = self.profile("p", "[profile]\ncc = nosuchcc\n")
+        r = subprocess.run([sys.executable, TRAFGEN, "master", "--listen", "127.0.0.1:0",
+                            "--clients", "1", "--profile", prof, "--out", "/dev/null"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("congestion control 'nosuchcc'", r.stderr)
+        self.assertIn("available:", r.stderr)
 
     def test_bad_profile_exit_2(self):
         bad = self.profile("bad", "[profile]\nsize = zipf 1\n")

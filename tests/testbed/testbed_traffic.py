@@ -43,9 +43,8 @@ def run(cfg: Config, profile: str, assign: Dict[int, str], timeout: float,
     cfg.validate()
     check_environment(cfg, traffic=False)
     # Profiles are read here too: a bad one fails before any namespace exists.
-    trafgen.load_profile(profile)
-    for path in assign.values():
-        trafgen.load_profile(path)
+    for path in [profile, *assign.values()]:
+        trafgen.check_cc(cfg.cc or trafgen.load_profile(path)["cc"])
     name = name or cfg.name or f"traffic-{cfg.cc or 'default'}-" + time.strftime("%Y%m%d-%H%M%S")
     os.makedirs(cfg.out_dir, exist_ok=True)
     base = os.path.join(cfg.out_dir, name)
