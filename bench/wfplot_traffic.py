@@ -67,10 +67,13 @@ def traffic(res, path):
         ax.set_xticks(range(len(groups)), [f"{n.split('-')[1][:2]} c{c}" for n, c in groups],
                       fontsize=7)
         ax.set_ylabel("per-transfer throughput, mean +- sd (Mbit/s)")
-        jains = ", ".join(f"{r['scenario'].split('-')[1]} {r['cc']} {r['summary']['jain_clients']:.3f}"
-                          for r in pub if r["summary"]["jain_clients"] is not None)
-        ax.set_title(f"{res['params']['trials']} x 1 MB per client (do: download, up: upload)\n"
-                     f"Jain between clients: {jains}", fontsize=7)
+        jains = "\n".join(
+            f"{n.split('-')[1]}s: " + ", ".join(f"{r['cc']} {r['summary']['jain_clients']:.3f}"
+                                              for r in pub if r["scenario"] == n
+                                              and r["summary"]["jain_clients"] is not None)
+            for n in names)
+        ax.set_title(f"{res['params']['trials']} x 1 MB per client (do: download, up: upload); "
+                     f"Jain between clients:\n{jains}", fontsize=7)
         ax.legend(fontsize=7)
         ax.grid(axis="y", alpha=0.3)
     p = res["params"]

@@ -220,6 +220,19 @@ class Loopback(unittest.TestCase):
         self.assertLess(time.monotonic() - t, 10)
         self.assertTrue(3 <= len(recs) <= 25, len(recs))
 
+    def test_cut_upload_counts_what_arrived(self):
+        """A bulk upload cut by stop-after: bytes is what the peer acked,
+        above 0 and below the size, and the record says cut."""
+        prof = self.profile("p", "[profile]\ntrials = 1\ndirection = upload\n"
+                                 "size = fixed 100G\nstop-after = 1s\n")
+        recs, _ = self.run_all(1, prof)
+        self.assertEqual(len(recs), 1)
+        r = recs[0]
+        self.assertTrue(r["cut"])
+        self.assertFalse(r["complete"])
+        self.assertTrue(0 < r["bytes"] < r["size"], r)
+        self.assertEqual(trafgen.summarize(recs)["clients"]["1"]["bytes"], r["bytes"])
+
     def test_missing_client_ends_with_error(self):
         """A client that never comes: the others run after the registration
         timeout, the master ends with their records and exit status 1."""
