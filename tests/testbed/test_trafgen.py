@@ -3,7 +3,6 @@
 and master + clients over loopback (real TCP, no root). With
 WLANFAIR_TESTBED_LIVE=1 as root: profiles through the testbed's medium
 (TrafficLive)."""
-import json
 import os
 import random
 import re
