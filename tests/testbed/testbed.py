@@ -968,7 +968,10 @@ def recv_sampler(tb: "Testbed", flows: List[Flow]) -> RecvSampler:
             spec[fl.name] = (tb.srv, lambda lp, rp, rip, port=fl.port, ip=ip: lp == port and rip == ip)
         else:
             spec[fl.name] = (tb.sta[fl.station - 1], lambda lp, rp, rip, port=fl.port: rp == port)
-    return RecvSampler(spec)
+    try:
+        return RecvSampler(spec)
+    except OSError as e:
+        raise TestbedError(f"cannot read the receivers' sockets (sock_diag): {e}") from None
 
 
 def collect(tb: Testbed, flows: List[Flow], raw_dir: str, t0: float, wall0: float,
