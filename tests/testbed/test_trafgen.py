@@ -239,7 +239,7 @@ class Loopback(unittest.TestCase):
         out = os.path.join(self.dir, "rec.jsonl")
         master = subprocess.Popen([sys.executable, TRAFGEN, "master", "--listen", "127.0.0.1:0",
                                    "--clients", "2", "--profile", prof, "--out", out,
-                                   "--register-timeout", "1"],
+                                   "--register-timeout", "4"],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         port = re.match(r"trafgen master on 127\.0\.0\.1:(\d+)", master.stdout.readline()).group(1)
         c = subprocess.run([sys.executable, TRAFGEN, "client", "--master", f"127.0.0.1:{port}",
