@@ -183,23 +183,33 @@ wf_nl80211_scan_new (WfNl80211ScanFunc func, gpointer user_data, GError **error)
 {
   g_autofree WfNl80211Scan *scan = g_new0 (WfNl80211Scan, 1);
   static const char * const groups[] = { NL80211_MULTICAST_GROUP_SCAN, NL80211_MULTICAST_GROUP_MLME };
+  int grp[G_N_ELEMENTS (groups)];
   int family, err;
 
   scan->sock = open_genl (&family, error);
   if (!scan->sock)
     return NULL;
+  /* Every group id first, then the memberships: once the socket is in
+   * the scan group, a scan event can arrive before the controller's reply
+   * to the next lookup, which then fails on the sequence check (seen in
+   * the lab: the guard started during bgscan's scans and ran without
+   * nl80211, so policy strict could not abort). */
   for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
-    {
-      int grp = genl_ctrl_resolve_grp (scan->sock, NL80211_GENL_NAME, groups[i]);
-
-      if (grp < 0 || (err = nl_socket_add_membership (scan->sock, grp)) < 0)
-        {
-          g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
-                       "nl80211: cannot join the %s group", groups[i]);
-          nl_socket_free (scan->sock);
-          return NULL;
-        }
-    }
+    if ((grp[i] = genl_ctrl_resolve_grp (scan->sock, NL80211_GENL_NAME, groups[i])) < 0)
+      {
+        g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: no %s group: %s",
+                     groups[i], nl_geterror (grp[i]));
+        nl_socket_free (scan->sock);
+        return NULL;
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
+    if ((err = nl_socket_add_membership (scan->sock, grp[i])) < 0)
+      {
+        g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: cannot join the %s group: %s",
+                     groups[i], nl_geterror (err));
+        nl_socket_free (scan->sock);
+        return NULL;
+      }
   scan->func = func;
   scan->user_data = user_data;
   /* Events carry no sequence numbers. */
