@@ -696,19 +696,18 @@ def rwnd(res, path):
     save(fig, path)
 
 
-def ackloss_sweep(res, path):
-    import wfplot_sweep  # its own file; it imports this one
-    wfplot_sweep.ackloss_sweep(res, path)
+def _elsewhere(module, name):
+    """A picture drawn in another bench/ module, which imports this one:
+    imported when drawn, not here."""
+    def draw(res, path):
+        import importlib
+        getattr(importlib.import_module(module), name)(res, path)
+    return draw
 
 
-def traffic(res, path):
-    import wfplot_traffic  # its own file; it imports this one
-    wfplot_traffic.traffic(res, path)
-
-
-def scan_onoff(res, path):
-    import wfplot_traffic
-    wfplot_traffic.scan_onoff(res, path)
+ackloss_sweep = _elsewhere("wfplot_sweep", "ackloss_sweep")
+traffic = _elsewhere("wfplot_traffic", "traffic")
+scan_onoff = _elsewhere("wfplot_traffic", "scan_onoff")
 
 
 # benchmark -> [(suffix, function, condition)]: RESULT.json gives

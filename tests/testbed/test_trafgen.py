@@ -110,6 +110,12 @@ class Profiles(unittest.TestCase):
         self.assertAlmostEqual(s["jain_clients"], (m1 + 16e6) ** 2 / (2 * (m1 ** 2 + 16e6 ** 2)))
         self.assertEqual(trafgen.size_class(150_000), "100k-1M")
 
+    def test_parse_assign(self):
+        self.assertEqual(trafgen.parse_assign("3,4=bulk.profile"), ([3, 4], "bulk.profile"))
+        for bad in ("3,4", "=x.profile", "a=x.profile", "3,=x.profile"):
+            with self.assertRaises(ValueError, msg=bad):
+                trafgen.parse_assign(bad)
+
     def test_join_reports(self):
         recs = [{"client": 1, "trial": 0, "start_wall": 100.0, "fct_s": 2.0,
                  "local": "10.1.0.1:40000", "remote": "10.0.0.1:7001"},

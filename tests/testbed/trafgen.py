@@ -651,10 +651,15 @@ def read_records(path: str) -> List[dict]:
 # --- command line ---------------------------------------------------------------
 
 def parse_assign(text: str):
+    """'3,4=bulk.profile' -> ([3, 4], 'bulk.profile')."""
     ids, _, path = text.partition("=")
-    if not path:
-        raise ValueError(f"--assign wants IDS=FILE, not '{text}'")
-    return [int(i) for i in ids.split(",")], path
+    try:
+        clients = [int(i) for i in ids.split(",")]
+    except ValueError:
+        clients = []
+    if not path or not clients:
+        raise ValueError(f"--assign wants IDS=FILE (e.g. 3,4=bulk.profile), not '{text}'")
+    return clients, path
 
 
 def main(argv=None) -> int:
