@@ -24,6 +24,7 @@ CC_COLORS = {
     "cubic": "tab:blue", "ackloss_cubic": "tab:orange",
     "reno": "tab:green", "ackloss_reno": "tab:red", "bbr": "tab:gray",
     "ackloss_cubic-nodetect": "tab:purple", "ackloss_reno-nodetect": "tab:brown",
+    "ackloss_cubic:drain": "tab:pink", "ackloss_reno:drain": "tab:olive",
 }
 PHASE_COLORS = {"noguard": "tab:red", "guard": "tab:blue"}
 

@@ -162,6 +162,7 @@ struct wf_ackloss_counters {
   __u64 suppressed_fallback;   /* count fell below thresh by ACKs shorter
                                 * than b (eq. (11)), no reordering */
   __u64 suppressed_no_queue;   /* confirmed, but no queueing delay */
+  __u64 drained;               /* halvings that went below half (drain) */
   /* Not the detector's: windows put back after the kernel skipped a
    * callback (wlanfair-ca-repair.h). */
   __u64 repaired_ssthresh;

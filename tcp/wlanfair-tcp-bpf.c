@@ -188,6 +188,7 @@ wf_tcp_bpf_load (const WfTcpBpfConfig *config,
   bpf->skel->rodata->wf_confirm = config->confirm;
   bpf->skel->rodata->wf_rate = config->confirm_rate;
   bpf->skel->rodata->wf_min_qdelay_us = config->min_qdelay_us;
+  bpf->skel->rodata->wf_drain = config->drain ? 1 : 0;
   if (config->scope_cc)
     g_strlcpy ((char *) bpf->skel->rodata->wf_scope_cc, config->scope_cc, WF_CC_NAME_MAX);
   else
@@ -335,6 +336,7 @@ wf_tcp_bpf_read_counters (WfTcpBpf *bpf, struct wf_ackloss_counters *out, GError
           out[cc].suppressed_unconfirmed += per_cpu[c].suppressed_unconfirmed;
           out[cc].suppressed_fallback += per_cpu[c].suppressed_fallback;
           out[cc].suppressed_no_queue += per_cpu[c].suppressed_no_queue;
+          out[cc].drained += per_cpu[c].drained;
           out[cc].repaired_ssthresh += per_cpu[c].repaired_ssthresh;
           out[cc].repaired_cwnd += per_cpu[c].repaired_cwnd;
         }

@@ -157,6 +157,8 @@ al_ack (struct sock *sk, __u32 cc, __u32 *before)
   if (wf_ackloss_on_ack (s, &p, c, tp->snd_una, tp->snd_nxt, tp->mss_cache) != WF_ACKLOSS_HALVE)
     return 0;
   cwnd = wf_ackloss_reduce (tp->snd_cwnd, tp->srtt_us >> 3, tp->rtt_min.s[0].v, wf_drain);
+  if (c && cwnd < wf_ackloss_halve (tp->snd_cwnd))
+    c->drained++;
   tp->snd_cwnd = cwnd;
   tp->snd_ssthresh = cwnd;
   return 1;

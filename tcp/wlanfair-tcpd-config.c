@@ -12,10 +12,11 @@
 #include "wlanfair-tcp-bpf.h"
 
 const char * const wf_tcpd_scope_names[3] = { "wifi", "system", "opt-in" };
+const char * const wf_tcpd_reduction_names[2] = { "halve", "drain" };
 
 static const char * const keys[] = {
-  "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "min-queue-delay", "interfaces",
-  NULL
+  "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "min-queue-delay", "reduction",
+  "interfaces", NULL
 };
 
 void
@@ -29,6 +30,7 @@ wf_tcpd_config_init (WfTcpdConfig *c)
     .confirm = WF_ACKLOSS_CONFIRM_DEFAULT,
     .confirm_rate = WF_ACKLOSS_RATE_DEFAULT_PERMILLE / 10.0,
     .min_queue_delay = WF_ACKLOSS_QDELAY_DEFAULT_US / 1000.0,
+    .reduction = WF_ACKLOSS_DRAIN_DEFAULT ? WF_TCPD_REDUCTION_DRAIN : WF_TCPD_REDUCTION_HALVE,
   };
 }
 
@@ -52,6 +54,20 @@ parse_scope (const char *text, WfTcpdScope *out, GError **error)
       }
   g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
                "scope '%s' is not one of wifi, system, opt-in", text);
+  return FALSE;
+}
+
+static gboolean
+parse_reduction (const char *text, WfTcpdReduction *out, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (wf_tcpd_reduction_names); i++)
+    if (g_str_equal (text, wf_tcpd_reduction_names[i]))
+      {
+        *out = i;
+        return TRUE;
+      }
+  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+               "reduction '%s' is not one of halve, drain", text);
   return FALSE;
 }
 
@@ -173,6 +189,8 @@ wf_tcpd_config_set (WfTcpdConfig *c, const char *key, const char *value, GError 
     return parse_confirm_rate (value, &c->confirm_rate, error);
   if (g_str_equal (key, "min-queue-delay"))
     return parse_min_queue_delay (value, &c->min_queue_delay, error);
+  if (g_str_equal (key, "reduction"))
+    return parse_reduction (value, &c->reduction, error);
   if (g_str_equal (key, "interfaces"))
     {
       g_strfreev (c->interfaces);

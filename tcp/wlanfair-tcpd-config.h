@@ -9,6 +9,9 @@ G_BEGIN_DECLS
 
 typedef enum { WF_TCPD_SCOPE_WIFI, WF_TCPD_SCOPE_SYSTEM, WF_TCPD_SCOPE_OPT_IN } WfTcpdScope;
 
+/* What a confirmed ACK-loss round does to cwnd (wf_ackloss_reduce). */
+typedef enum { WF_TCPD_REDUCTION_HALVE, WF_TCPD_REDUCTION_DRAIN } WfTcpdReduction;
+
 typedef struct {
   WfTcpdScope scope;
   guint    cc;       /* WF_CC_* */
@@ -17,6 +20,7 @@ typedef struct {
   guint    confirm;
   double   confirm_rate; /* percent; 0: off */
   double   min_queue_delay; /* ms; 0: off */
+  WfTcpdReduction reduction;
   char   **interfaces;
   char    *cgroup;
   char    *state_dir;
@@ -25,6 +29,8 @@ typedef struct {
 
 /* Indexed by WfTcpdScope. */
 extern const char * const wf_tcpd_scope_names[3];
+/* Indexed by WfTcpdReduction. */
+extern const char * const wf_tcpd_reduction_names[2];
 
 /* The defaults (scope wifi, ackloss_cubic, the detector's defaults). */
 void     wf_tcpd_config_init  (WfTcpdConfig *c);

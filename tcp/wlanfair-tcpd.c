@@ -169,6 +169,7 @@ write_status (Daemon *d, GError **out_error)
   MEMBER (int, "confirm", d->config.confirm);
   MEMBER (double, "confirm_rate", d->config.confirm_rate);
   MEMBER (double, "min_queue_delay_ms", d->config.min_queue_delay);
+  MEMBER (string, "reduction", wf_tcpd_reduction_names[d->config.reduction]);
   MEMBER (string, "registration", d->features.link ? "struct_ops link" : "struct_ops map (legacy)");
   wf_json_writer_member (w, "interfaces");
   wf_json_writer_begin_array (w);
@@ -195,6 +196,7 @@ write_status (Daemon *d, GError **out_error)
           COUNTER (suppressed_unconfirmed);
           COUNTER (suppressed_fallback);
           COUNTER (suppressed_no_queue);
+          COUNTER (drained);
           COUNTER (repaired_ssthresh);
           COUNTER (repaired_cwnd);
 #undef COUNTER
@@ -310,6 +312,7 @@ start (Daemon *d, GError **error)
     .confirm = c->confirm,
     .confirm_rate = (guint) lround (c->confirm_rate / 100 * WF_ACKLOSS_RATE_ONE),
     .min_qdelay_us = (guint) lround (c->min_queue_delay * 1000),
+    .drain = c->reduction == WF_TCPD_REDUCTION_DRAIN,
     .scope_cc = c->scope == WF_TCPD_SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
     .pin_dir = c->pin_dir,
   };
@@ -368,9 +371,10 @@ start (Daemon *d, GError **error)
   if (d->bpf == NULL)
     return FALSE;
   g_message ("registered %s%s (thresh %u, beta %g, confirm %u, confirm-rate %g %%, "
-             "min-queue-delay %g ms)",
+             "min-queue-delay %g ms, reduction %s)",
              "ackloss_reno", wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
-             c->thresh, c->beta, c->confirm, c->confirm_rate, c->min_queue_delay);
+             c->thresh, c->beta, c->confirm, c->confirm_rate, c->min_queue_delay,
+             wf_tcpd_reduction_names[c->reduction]);
 
   d->sysctl.path = g_steal_pointer (&state_path);
   switch (c->scope)
@@ -434,6 +438,7 @@ main (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = g_option_context_new (NULL);
   g_autofree char *config_path = NULL, *scope = NULL, *cc = NULL, *thresh = NULL, *beta = NULL;
   g_autofree char *confirm = NULL, *confirm_rate = NULL, *min_queue_delay = NULL;
+  g_autofree char *reduction = NULL;
   g_auto(GStrv) interfaces = NULL;
   gboolean version = FALSE, check = FALSE, cleanup = FALSE;
   const GOptionEntry entries[] = {
@@ -455,6 +460,9 @@ main (int argc, char **argv)
       "(default 0.5; 0: off)", "PERCENT" },
     { "min-queue-delay", 0, 0, G_OPTION_ARG_STRING, &min_queue_delay,
       "Halve only when the RTT is this far above its minimum (default 1; 0: off)", "MS" },
+    { "reduction", 0, 0, G_OPTION_ARG_STRING, &reduction,
+      "What a detection does to cwnd: halve (default) or drain (down to "
+      "cwnd x min RTT / RTT where that is less than half)", "HOW" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
       "A Wi-Fi interface for scope=wifi (repeatable; default: all wireless)", "IFACE" },
     { "cgroup", 0, 0, G_OPTION_ARG_FILENAME, &d.config.cgroup,
@@ -504,7 +512,7 @@ main (int argc, char **argv)
     const char *const set[][2] = {
       { "scope", scope }, { "cc", cc }, { "thresh", thresh }, { "beta", beta },
       { "confirm", confirm }, { "confirm-rate", confirm_rate },
-      { "min-queue-delay", min_queue_delay },
+      { "min-queue-delay", min_queue_delay }, { "reduction", reduction },
     };
     gboolean ok = wf_tcpd_config_load (&d.config, config_path ? config_path : DEFAULT_CONFIG,
                                        config_path != NULL, &error);

@@ -22,6 +22,7 @@ test_defaults (void)
   g_assert_cmpfloat (c.beta, ==, 0.125);
   g_assert_cmpfloat (c.confirm_rate, ==, 0.5);
   g_assert_cmpfloat (c.min_queue_delay, ==, 1);
+  g_assert_cmpint (c.reduction, ==, WF_TCPD_REDUCTION_HALVE);
   g_assert_null (c.interfaces);
   wf_tcpd_config_clear (&c);
 }
@@ -55,6 +56,9 @@ test_keys (void)
     { "min-queue-delay", "0", NULL },
     { "min-queue-delay", "1001", "min-queue-delay '1001' must be from 0 to 1000 ms" },
     { "min-queue-delay", "-1", "min-queue-delay: " },
+    { "reduction", "drain", NULL },
+    { "reduction", "halve", NULL },
+    { "reduction", "half", "reduction 'half' is not one of halve, drain" },
     { "interfaces", "wlan0, wlan1", NULL },
     { "colour", "red", "unknown key 'colour'" },
   };

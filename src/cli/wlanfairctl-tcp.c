@@ -98,6 +98,8 @@ print_table (JsonObject *status, const char *def, const char *allowed,
         printf ("queue delay  halve only %g ms or more above the minimum RTT\n", qdelay);
       else
         printf ("queue delay  not required (gate off)\n");
+      printf ("reduction    %s\n",
+              json_object_get_string_member_with_default (status, "reduction", "halve"));
       printf ("\n%-14s %10s %10s %8s  %s\n", "cc", "acks", "ack_losses", "halvings",
               "suppressed: data_loss reorder unconfirmed fallback no_queue");
       for (GList *l = names; l; l = l->next)
@@ -122,7 +124,11 @@ print_table (JsonObject *status, const char *def, const char *allowed,
           JsonObject *c = json_object_get_object_member (reg, l->data);
           gint64 ss = json_object_get_int_member_with_default (c, "repaired_ssthresh", 0);
           gint64 cw = json_object_get_int_member_with_default (c, "repaired_cwnd", 0);
+          gint64 dr = json_object_get_int_member_with_default (c, "drained", 0);
 
+          if (dr > 0)
+            printf ("%-14s of the halvings, %" G_GINT64_FORMAT " drained below half\n",
+                    (const char *) l->data, dr);
           /* Only where it happened: a kernel that skips callbacks (6.18). */
           if (ss > 0 || cw > 0)
             printf ("%-14s repaired after skipped kernel callbacks: ssthresh %" G_GINT64_FORMAT

@@ -449,6 +449,8 @@ class TcpdTest(unittest.TestCase):
             (["--config", conf, "[tcp]\nconfirm-rate=-1\n"], "confirm-rate: '-1' is negative"),
             (["--min-queue-delay", "1001"], "min-queue-delay '1001' must be from 0 to 1000 ms"),
             (["--config", conf, "[tcp]\nmin-queue-delay=1ms\n"], "min-queue-delay: '1ms' is not a number"),
+            (["--reduction", "third"], "reduction 'third' is not one of halve, drain"),
+            (["--config", conf, "[tcp]\nreduction=\n"], "reduction '' is not one of halve, drain"),
             (["--thresh", "x"], "thresh: 'x' is not a number"),
             (["--bogus"], "--bogus"),
             (["extra"], "unexpected argument 'extra'"),
@@ -515,7 +517,8 @@ class TcpdTest(unittest.TestCase):
         out, _ = sender.communicate(timeout=seconds + 30)
         self.assertEqual(sender.returncode, 0)
         sent, elapsed = int(out), time.monotonic() - t0
-        counters = self.fresh_status()["registered"]["ackloss_cubic"]
+        self.last_status = self.fresh_status()
+        counters = self.last_status["registered"]["ackloss_cubic"]
         print("sent %d bytes in %.1f s; counters %s" % (sent, elapsed, counters), flush=True)
         self.stop(p)
         return sent, counters
@@ -574,6 +577,17 @@ class TcpdTest(unittest.TestCase):
         self.assertEqual(off["suppressed_no_queue"], 0, off)
         self.assertGreater(on["suppressed_no_queue"], 200, on)
         self.assertLess(on["halvings"] * 10, on["suppressed_no_queue"], on)
+
+    def test_reduction_drain(self):
+        # Behind the emulated AP's queue the smoothed RTT is many times the
+        # minimum, so drain takes cwnd below half; halve never does.
+        _, halve = self.bulk(8, 20)
+        _, drain = self.bulk(8, 20, "--reduction", "drain")
+        self.assertEqual(self.last_status["reduction"], "drain")
+        self.assertGreater(halve["halvings"], 0, halve)
+        self.assertEqual(halve["drained"], 0, halve)
+        self.assertGreater(drain["halvings"], 0, drain)
+        self.assertGreater(drain["drained"], 0, drain)
 
     def test_confirm_zero_is_published_rule(self):
         # confirm=0 is the published decision rule: no detection is ever
