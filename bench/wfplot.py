@@ -729,6 +729,8 @@ PICTURES = {
     "ackloss-sweep": [("", ackloss_sweep, None)],
     "traffic": [("", traffic, None)],
     "scan-onoff": [("", scan_onoff, None)],
+    "lab-traffic": [("", _elsewhere("wfplot_labtraffic", "lab_traffic"), None)],
+    "scan-onoff-lab": [("", _elsewhere("wfplot_scanlab", "scan_onoff_lab"), None)],
 }
 
 

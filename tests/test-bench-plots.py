@@ -315,6 +315,24 @@ class BenchPlots(unittest.TestCase):
         scale = [bar_height(g[k]) / v for k, v in keys.items()]
         self.assertLess(max(scale) / min(scale), 1.001)
 
+    def test_lab_traffic(self):
+        # bench/lab-traffic: lab-traffic.json, -trixie.json (if any)
+        for name in (n for n in self.results if n.startswith("lab-traffic")):
+            res = self.results[name]
+            g = self.svg(name)
+            summ = res["summaries"]
+            web = [r for r in res["runs"] if r["scenario"] == "web"]
+            want = sorted(f"bar-fct-{k}-{st}-{r['cc']}" for r in web for k, v in summ[r["phase"]]["fct_s"].items()
+                          for st in ("median", "p90", "p99") if v[st] is not None)
+            self.assertEqual(with_prefix(g, "bar-fct-"), want, name)
+            pub = [r for r in res["runs"] if r["scenario"].startswith("published")]
+            keys = {f"bar-pub-{r['scenario']}-{c}-{r['cc']}": v["mean_bps"]
+                    for r in pub for c, v in summ[r["phase"]]["clients"].items()}
+            self.assertEqual(with_prefix(g, "bar-pub-"), sorted(keys), name)
+            scale = [bar_height(g[k]) / v for k, v in keys.items() if v]
+            if scale:
+                self.assertLess(max(scale) / min(scale), 1.001, name)
+
     def test_scan_onoff(self):
         res = self.results["scan-onoff"]
         g = self.svg("scan-onoff")
@@ -329,6 +347,26 @@ class BenchPlots(unittest.TestCase):
         scale = [bar_height(g[f"bar-writes-{r['holdoff_s']:g}"]) / r["writes_per_min"]
                  for r in res["rows"] if r["writes_per_min"]]
         self.assertLess(max(scale) / min(scale), 1.001)
+
+    def test_scan_onoff_lab(self):
+        # bench/scan-onoff-lab: scan-onoff-lab.json, -trixie.json (if any)
+        for name in (n for n in self.results if n.startswith("scan-onoff-lab")):
+            res = self.results[name]
+            g = self.svg(name)
+            for r in res["rows"]:
+                ph = r["phase"]
+                self.assertEqual(len(with_prefix(g, f"transfer-{ph}-")), len(r["transfer_s"]), (name, ph))
+                self.assertEqual(len(with_prefix(g, f"scan-{ph}-")), len(r["scans_s"]), (name, ph))
+                # one shaded span per stretch of allowed scans: from the
+                # start (allowed) and from each restore
+                spans = 1 + sum(1 for _, v in r["writes_s"] if v != "")
+                self.assertEqual(len(with_prefix(g, f"allowed-{ph}-")), spans, (name, ph))
+                self.assertIn(f"bar-transitions-{ph}", g)
+                self.assertIn(f"bar-scans-{ph}", g)
+            scale = [bar_height(g[f"bar-transitions-{r['phase']}"]) / r["transitions_per_min"]
+                     for r in res["rows"] if r["transitions_per_min"]]
+            if scale:
+                self.assertLess(max(scale) / min(scale), 1.001, name)
 
 
 def main():

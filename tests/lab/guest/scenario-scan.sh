@@ -27,6 +27,8 @@
 #    'systemctl stop'.
 # Throughput per 0.5 s inside and outside scan windows, with and without
 # the guard, is recorded as facts (bench/scan-dips repeats this scenario).
+# SCAN_PHASES=onoff runs only on/off traffic per idle hold-off instead
+# (bench/scan-onoff-lab; below).
 set -u
 . /mnt/host/lab/lib.sh
 lab_begin
@@ -72,7 +74,8 @@ fact forced_scan_freq_channels "$(wc -w <<< "$SCAN_FREQS")"
 fact scand_unit_state_after_install "$(sunit_state)"
 
 # The harness's scan observer for the whole scenario.
-timeout 1200 iw event -t > "$OUT/iw-events.txt" 2>&1 &
+# (The on/off mode runs longer than 1200 s with many hold-offs.)
+timeout $(( ${SCENARIO_TIMEOUT:-0} > 1200 ? SCENARIO_TIMEOUT : 1200 )) iw event -t > "$OUT/iw-events.txt" 2>&1 &
 LAB_PIDS+=($!)
 
 # traffic PHASE SECONDS [SKIP]: download AP -> station for SECONDS while
@@ -157,6 +160,100 @@ if [ "${SCAN_PHASES:-all}" = dips ]; then
         phase_noguard "_r$rep"
         phase_guard "_r$rep"
     done
+    sunit_active && run 60 systemctl stop $SUNIT
+    exit 0
+fi
+
+# bench/scan-onoff-lab: on/off traffic (trafgen with profiles/onoff.profile:
+# downloads from the AP with idle gaps drawn around the guard's hold-off,
+# the same seeded plan in every phase) without the guard, then with each
+# idle hold-off of SCAN_HOLDOFFS (the guard's default, 10 s, and two
+# around it), written to the profile with 'wlanfairctl scan set lab
+# idle-holdoff' while the guard is stopped, which then starts and reads
+# it. bgscan forced as above, so scans are frequent whenever allowed. Per
+# phase scan-onoff.py joins 'iw event' (real scans), the guard's bgscan
+# writes (its journal) and trafgen's records: transitions per minute,
+# transfers during which a scan started, scans started per minute of
+# transfer time, aborted scans (facts onoff_PHASE_*; raw files
+# onoff-PHASE.*). SCAN_ONOFF_SIZE (5M) and SCAN_ONOFF_TRIALS (12) override
+# the profile's size and trials, SCAN_ONOFF_IDLE its gaps (spaces as
+# colons: uniform:4s:16s).
+onoff_profile() {
+    local src=$LAB_SHARE/lab/profiles/onoff.profile
+    [ -r "$src" ] || { fail onoff-profile-present "no $src (wlanfair-lab copies tests/testbed/profiles)"; return 1; }
+    pass onoff-profile-present
+    sed -e "s/^size *=.*/size = fixed ${SCAN_ONOFF_SIZE:-5M}/" \
+        -e "s/^trials *=.*/trials = ${SCAN_ONOFF_TRIALS:-12}/" \
+        ${SCAN_ONOFF_IDLE:+-e "s/^idle *=.*/idle = ${SCAN_ONOFF_IDLE//:/ }/"} "$src" > "$OUT/onoff.profile"
+    cat "$OUT/onoff.profile"
+    python3 trafgen.py check "$OUT/onoff.profile" > "$OUT/onoff-plan.txt" 2>&1
+}
+# onoff_phase NAME HOLDOFF PORT: HOLDOFF "none" runs without the guard.
+onoff_phase() {
+    local name=$1 h=$2 port=$3 since t0 t1 tm rc mrc n k trials
+    trials=$(awk -F' *= *' '$1 == "trials" {print $2}' "$OUT/onoff.profile")
+    say "onoff $name: idle hold-off $h, $trials transfers of ${SCAN_ONOFF_SIZE:-5M}B"
+    sunit_active && run 60 systemctl stop $SUNIT
+    [ "$h" = none ] || run 20 wlanfairctl scan set lab idle-holdoff "$h"
+    bgscan_force
+    check "onoff-forced-bgscan-$name" "bgscan reads '$(bgscan_get)'" bgscan_is "$FORCED"
+    if [ "$h" != none ]; then
+        since=$(date +%s)
+        run 60 systemctl start $SUNIT
+        check "onoff-scand-active-$name" "$(sunit_state)" sunit_active
+        # The guard logs the profile's settings when it reads them.
+        if wait_until 15 eval "journal_scand --since @$since | grep -q 'profile \"lab\".* for $h s'"; then
+            pass "onoff-holdoff-applied-$name"
+        else
+            fail "onoff-holdoff-applied-$name" "$(journal_scand --since "@$since" | grep 'profile' | tail -2 | tr '\n' ' ')"
+        fi
+        sleep 3
+    fi
+    t0=$(date +%s.%N)
+    timeout $((trials * 40 + 120)) ip netns exec ap python3 trafgen.py master --listen "$AP_IP:$port" \
+        --clients 1 --profile "$OUT/onoff.profile" --out "$OUT/onoff-$name.jsonl" --register-timeout 30 \
+        > "$OUT/onoff-$name-master.log" 2>&1 &
+    tm=$!; LAB_PIDS+=("$tm")
+    wait_until 10 eval "ip netns exec ap ss -Hltn | grep -q '$AP_IP:$((port + 1))'"
+    run $((trials * 40 + 60)) python3 trafgen.py client --master "$AP_IP:$port" --id 1; rc=$?
+    wait "$tm"; mrc=$?
+    cat "$OUT/onoff-$name-master.log"
+    # The last transfer's idle end: let the guard restore before counting.
+    if [ "$h" != none ]; then
+        wait_until $((${h%.*} + 30)) bgscan_is "$FORCED" || echo "bgscan '$(bgscan_get)' $((${h%.*} + 30)) s after the last transfer"
+        sleep 2
+    fi
+    t1=$(date +%s.%N)
+    journalctl -b --no-pager -o short-unix -u $SUNIT --since "@${t0%.*}" > "$OUT/onoff-$name-journal.txt"
+    timeout 20 wlanfairctl scan status --json > "$OUT/onoff-$name-status.json" 2>&1
+    python3 scan-onoff.py --records "$OUT/onoff-$name.jsonl" --events "$OUT/iw-events.txt" \
+        --journal "$([ "$h" = none ] || echo "$OUT/onoff-$name-journal.txt")" \
+        --window "$t0,$t1" --holdoff "$h" > "$OUT/onoff-$name.json"
+    n=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['complete'])" "$OUT/onoff-$name.json" 2>/dev/null)
+    check "onoff-all-transfers-$name" "client exit $rc, master exit $mrc, complete ${n:-?} of $trials" \
+        test "$rc/$mrc/${n:-x}" = "0/0/$trials"
+    while read -r k v; do fact "onoff_${name}_$k" "$v"; done < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    print(k, d.get(k))' "$OUT/onoff-$name.json" transitions_per_min suppressions restores scans_started \
+        scans_per_min scans_aborted scans_started_in_transfers scans_in_transfers_per_transfer_min \
+        transfers_with_scan_start transfers_overlapping_scan transfer_s_in_scan starts_allowed \
+        transfer_s_allowed transfer_total_s gaps_over_holdoff restore_after_end_median_s fct_median_s \
+        fct_mean_overlapping_scan_s fct_mean_clear_s beacon_losses seconds 2>/dev/null)
+}
+if [ "${SCAN_PHASES:-all}" = onoff ]; then
+    onoff_profile || exit 1
+    fact onoff_profile "$(grep -v '^#' "$OUT/onoff.profile" | tr '\n' ';')"
+    fact onoff_holdoffs "${SCAN_HOLDOFFS:-5,10,20}"
+    i=0
+    onoff_phase noguard none 7100
+    for h in $(tr ',' ' ' <<< "${SCAN_HOLDOFFS:-5,10,20}"); do
+        h=$(printf '%g' "$h")
+        i=$((i + 1))
+        onoff_phase "h$h" "$h" $((7100 + 10 * i))
+    done
+    run 20 wlanfairctl scan unset lab idle-holdoff
     sunit_active && run 60 systemctl stop $SUNIT
     exit 0
 fi
