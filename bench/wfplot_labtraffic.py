@@ -3,6 +3,7 @@ lab's traffic scenario (trafgen over mac80211_hwsim, the AP shaped),
 flow completion times per size class of the web mix and the published
 measurement's per-client throughput per transfer, one colour per CC."""
 from wfplot import CC_COLORS, bars, pyplot, save, title
+from wfplot_traffic import published_panel
 
 STATS = ("median", "p90", "p99")
 
@@ -57,38 +58,7 @@ def lab_traffic(res, path):
         ax.legend(fontsize=6, ncol=2)
         ax.grid(axis="y", alpha=0.3)
     if pub:
-        ax = axes[0][col]
-        names = []
-        for r in pub:
-            if r["scenario"] not in names:
-                names.append(r["scenario"])
-        clients = sorted({c for r in pub for c in r["summary"]["clients"]}, key=int)
-        groups = [(n, c) for n in names for c in clients]
-        w = 0.8 / len(ccs)
-        for i, cc in enumerate(ccs):
-            xs, hs, sd, gids = [], [], [], []
-            for x, (n, c) in enumerate(groups):
-                r = next((r for r in pub if r["scenario"] == n and r["cc"] == cc), None)
-                v = r and r["summary"]["clients"].get(c)
-                if v:
-                    xs.append(x + (i - (len(ccs) - 1) / 2) * w)
-                    hs.append(v["mean_bps"] / 1e6)
-                    sd.append(v["var_bps2"] ** 0.5 / 1e6)
-                    gids.append(f"bar-pub-{n}-{c}-{cc}")
-            bars(ax, xs, hs, w, gids, color=CC_COLORS.get(cc), label=cc, yerr=sd,
-                 error_kw={"elinewidth": 0.7, "capsize": 1.5})
-        ax.set_xticks(range(len(groups)), [f"{n.split('-')[1][:2]} c{c}" for n, c in groups],
-                      fontsize=7)
-        ax.set_ylabel("per-transfer throughput, mean +- sd (Mbit/s)")
-        jains = "\n".join(
-            f"{n.split('-')[1]}s: " + ", ".join(f"{r['cc']} {r['summary']['jain_clients']:.3f}"
-                                              for r in pub if r["scenario"] == n
-                                              and r["summary"]["jain_clients"] is not None)
-            for n in names)
-        ax.set_title(f"{p['trials']} x 1 MB per client, 4 clients (do: download, up: upload); "
-                     f"Jain between clients:\n{jains}", fontsize=7)
-        ax.legend(fontsize=7)
-        ax.grid(axis="y", alpha=0.3)
+        published_panel(axes[0][col], pub, ccs, f"{p['trials']} x 1 MB per client, 4 clients")
     title(fig, f"Traffic profiles in the Wi-Fi lab (mac80211_hwsim, 4 stations; the AP's Wi-Fi and "
                f"wired egress shaped to {p['rate']}, {p['queue']}-packet FIFO)", res)
     fig.tight_layout()

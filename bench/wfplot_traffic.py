@@ -44,43 +44,49 @@ def traffic(res, path):
         ax.legend(fontsize=6, ncol=2)
         ax.grid(axis="y", alpha=0.3)
     if pub:
-        ax = axes[0][col]
-        names = []
-        for r in pub:
-            if r["scenario"] not in names:
-                names.append(r["scenario"])
-        clients = sorted({c for r in pub for c in r["summary"]["clients"]}, key=int)
-        groups = [(n, c) for n in names for c in clients]
-        w = 0.8 / len(ccs)
-        for i, cc in enumerate(ccs):
-            xs, hs, sd, gids = [], [], [], []
-            for x, (n, c) in enumerate(groups):
-                r = next((r for r in pub if r["scenario"] == n and r["cc"] == cc), None)
-                v = r and r["summary"]["clients"].get(c)
-                if v:
-                    xs.append(x + (i - (len(ccs) - 1) / 2) * w)
-                    hs.append(v["mean_bps"] / 1e6)
-                    sd.append(v["var_bps2"] ** 0.5 / 1e6)
-                    gids.append(f"bar-pub-{n}-{c}-{cc}")
-            bars(ax, xs, hs, w, gids, color=CC_COLORS.get(cc), label=cc, yerr=sd,
-                 error_kw={"elinewidth": 0.7, "capsize": 1.5})
-        ax.set_xticks(range(len(groups)), [f"{n.split('-')[1][:2]} c{c}" for n, c in groups],
-                      fontsize=7)
-        ax.set_ylabel("per-transfer throughput, mean +- sd (Mbit/s)")
-        jains = "\n".join(
-            f"{n.split('-')[1]}s: " + ", ".join(f"{r['cc']} {r['summary']['jain_clients']:.3f}"
-                                              for r in pub if r["scenario"] == n
-                                              and r["summary"]["jain_clients"] is not None)
-            for n in names)
-        ax.set_title(f"{res['params']['trials']} x 1 MB per client (do: download, up: upload); "
-                     f"Jain between clients:\n{jains}", fontsize=7)
-        ax.legend(fontsize=7)
-        ax.grid(axis="y", alpha=0.3)
+        published_panel(axes[0][col], pub, ccs, f"{res['params']['trials']} x 1 MB per client")
     p = res["params"]
     title(fig, f"Traffic profiles in the testbed ({p['capacity']}bit/s, AP buffer {p['ap_buffer']}, "
                f"{p['sta_queue']} station queues)", res)
     fig.tight_layout()
     save(fig, path)
+
+
+def published_panel(ax, pub, ccs, heading):
+    """The published measurement's per-client per-transfer throughput
+    (mean +- sd) per CC, Jain between clients in the title; heading
+    starts it (how many transfers, how many clients)."""
+    names = []
+    for r in pub:
+        if r["scenario"] not in names:
+            names.append(r["scenario"])
+    clients = sorted({c for r in pub for c in r["summary"]["clients"]}, key=int)
+    groups = [(n, c) for n in names for c in clients]
+    w = 0.8 / len(ccs)
+    for i, cc in enumerate(ccs):
+        xs, hs, sd, gids = [], [], [], []
+        for x, (n, c) in enumerate(groups):
+            r = next((r for r in pub if r["scenario"] == n and r["cc"] == cc), None)
+            v = r and r["summary"]["clients"].get(c)
+            if v:
+                xs.append(x + (i - (len(ccs) - 1) / 2) * w)
+                hs.append(v["mean_bps"] / 1e6)
+                sd.append(v["var_bps2"] ** 0.5 / 1e6)
+                gids.append(f"bar-pub-{n}-{c}-{cc}")
+        bars(ax, xs, hs, w, gids, color=CC_COLORS.get(cc), label=cc, yerr=sd,
+             error_kw={"elinewidth": 0.7, "capsize": 1.5})
+    ax.set_xticks(range(len(groups)), [f"{n.split('-')[1][:2]} c{c}" for n, c in groups],
+                  fontsize=7)
+    ax.set_ylabel("per-transfer throughput, mean +- sd (Mbit/s)")
+    jains = "\n".join(
+        f"{n.split('-')[1]}s: " + ", ".join(f"{r['cc']} {r['summary']['jain_clients']:.3f}"
+                                          for r in pub if r["scenario"] == n
+                                          and r["summary"]["jain_clients"] is not None)
+        for n in names)
+    ax.set_title(f"{heading} (do: download, up: upload); "
+                 f"Jain between clients:\n{jains}", fontsize=7)
+    ax.legend(fontsize=7)
+    ax.grid(axis="y", alpha=0.3)
 
 
 def scan_onoff(res, path):
