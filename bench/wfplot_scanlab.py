@@ -4,21 +4,7 @@ the real scans ('iw event') and the time the guard allowed scans; beside
 it the suppress/restore transitions per minute and the scans that started
 during transfers per minute of transfer time."""
 from wfplot import bars, pyplot, save, title
-
-
-def allowed_spans(row):
-    """[(a, b)] seconds from the phase's start where bgscan was not ""."""
-    t, allowed, spans = 0.0, True, []
-    for wt, value in row["writes_s"]:
-        now = value != ""
-        if allowed and not now:
-            spans.append((t, wt))
-        if now and not allowed:
-            t = wt
-        allowed = now
-    if allowed:
-        spans.append((t, row["seconds"]))
-    return spans
+from wfplot_traffic import allowed_spans
 
 
 def label(row):

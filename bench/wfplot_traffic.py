@@ -89,6 +89,23 @@ def published_panel(ax, pub, ccs, heading):
     ax.grid(axis="y", alpha=0.3)
 
 
+
+def allowed_spans(row):
+    """[(a, b)] seconds from the phase's start where bgscan was not "":
+    from the start (or a restore) to a suppression, from the guard's
+    writes (row["writes_s"]: [(t, value)])."""
+    t, allowed, spans = 0.0, True, []
+    for wt, value in row["writes_s"]:
+        now = value != ""
+        if allowed and not now:
+            spans.append((t, wt))
+        if now and not allowed:
+            t = wt
+        allowed = now
+    if allowed:
+        spans.append((t, row["seconds"]))
+    return spans
+
 def scan_onoff(res, path):
     """bench/scan-onoff: per idle hold-off, a timeline (transfers as bars,
     the time scans were allowed shaded) and the counts beside it."""
@@ -98,19 +115,7 @@ def scan_onoff(res, path):
                                  gridspec_kw={"width_ratios": [3, 1]})
     for y, r in enumerate(rows):
         h = r["holdoff_s"]
-        # scans allowed: from the start (or a restore) to a suppression
-        t, allowed = 0.0, True
-        spans = []
-        for wt, value in r["writes_s"]:
-            now = value != ""
-            if allowed and not now:
-                spans.append((t, wt))
-            if now and not allowed:
-                t = wt
-            allowed = now
-        if allowed:
-            spans.append((t, r["seconds"]))
-        for k, (a, b) in enumerate(spans):
+        for k, (a, b) in enumerate(allowed_spans(r)):
             p = ax.axvspan(a, b, ymin=(len(rows) - 1 - y + 0.1) / len(rows),
                            ymax=(len(rows) - y - 0.1) / len(rows), color="tab:red", alpha=0.18, lw=0)
             p.set_gid(f"allowed-{h:g}-{k}")

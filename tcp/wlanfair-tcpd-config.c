@@ -43,45 +43,19 @@ wf_tcpd_config_clear (WfTcpdConfig *c)
   g_clear_pointer (&c->pin_dir, g_free);
 }
 
+/* text as one of names (n of them) -> its index, for the option or key
+ * `what`; choices lists them for the error. */
 static gboolean
-parse_scope (const char *text, WfTcpdScope *out, GError **error)
+parse_name (const char *what, const char * const *names, guint n, const char *choices,
+            const char *text, guint *out, GError **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (wf_tcpd_scope_names); i++)
-    if (g_str_equal (text, wf_tcpd_scope_names[i]))
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (text, names[i]))
       {
         *out = i;
         return TRUE;
       }
-  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-               "scope '%s' is not one of wifi, system, opt-in", text);
-  return FALSE;
-}
-
-static gboolean
-parse_reduction (const char *text, WfTcpdReduction *out, GError **error)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (wf_tcpd_reduction_names); i++)
-    if (g_str_equal (text, wf_tcpd_reduction_names[i]))
-      {
-        *out = i;
-        return TRUE;
-      }
-  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-               "reduction '%s' is not one of halve, drain", text);
-  return FALSE;
-}
-
-static gboolean
-parse_cc (const char *text, guint *out, GError **error)
-{
-  for (guint i = 0; i < WF_CC_COUNT; i++)
-    if (g_str_equal (text, wf_tcp_cc_names[i]))
-      {
-        *out = i;
-        return TRUE;
-      }
-  g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-               "cc '%s' is not one of ackloss_cubic, ackloss_reno", text);
+  g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "%s '%s' is not one of %s", what, text, choices);
   return FALSE;
 }
 
@@ -175,10 +149,19 @@ parse_beta (const char *text, double *out, GError **error)
 gboolean
 wf_tcpd_config_set (WfTcpdConfig *c, const char *key, const char *value, GError **error)
 {
+  guint i;
+
   if (g_str_equal (key, "scope"))
-    return parse_scope (value, &c->scope, error);
+    {
+      if (!parse_name ("scope", wf_tcpd_scope_names, G_N_ELEMENTS (wf_tcpd_scope_names),
+                       "wifi, system, opt-in", value, &i, error))
+        return FALSE;
+      c->scope = i;
+      return TRUE;
+    }
   if (g_str_equal (key, "cc"))
-    return parse_cc (value, &c->cc, error);
+    return parse_name ("cc", wf_tcp_cc_names, WF_CC_COUNT, "ackloss_cubic, ackloss_reno",
+                       value, &c->cc, error);
   if (g_str_equal (key, "thresh"))
     return parse_thresh (value, &c->thresh, error);
   if (g_str_equal (key, "beta"))
@@ -190,7 +173,13 @@ wf_tcpd_config_set (WfTcpdConfig *c, const char *key, const char *value, GError 
   if (g_str_equal (key, "min-queue-delay"))
     return parse_min_queue_delay (value, &c->min_queue_delay, error);
   if (g_str_equal (key, "reduction"))
-    return parse_reduction (value, &c->reduction, error);
+    {
+      if (!parse_name ("reduction", wf_tcpd_reduction_names,
+                       G_N_ELEMENTS (wf_tcpd_reduction_names), "halve, drain", value, &i, error))
+        return FALSE;
+      c->reduction = i;
+      return TRUE;
+    }
   if (g_str_equal (key, "interfaces"))
     {
       g_strfreev (c->interfaces);
