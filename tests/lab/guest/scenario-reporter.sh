@@ -7,9 +7,9 @@
 # the Wi-Fi interface (the AP, from DHCP): reports reach the listener with
 # no destination configured; they carry the station's signal, tx bitrate
 # and MCS (nl80211) and its SSID; during a 30 s iperf3 upload the reported
-# goodput of wlan1 and of the iperf3 flow (30 s upload) agree with iperf3's own figures
-# within 5 % (volumes over the transfer: reporter-check.py says why); the unit runs with no capabilities as
-# a dynamic user.
+# goodput of wlan1 and of the iperf3 flow agree with iperf3's own rate
+# within 5 % over the middle of the transfer (reporter-check.py says why
+# not volumes); the unit runs with no capabilities as a dynamic user.
 set -u
 . /mnt/host/lab/lib.sh
 lab_begin
@@ -55,7 +55,7 @@ sleep 3
 python3 reporter-check.py "$OUT/listen.jsonl" "$OUT/iperf-up.json" "$t0" "$t1" wlan1 > "$OUT/compare.json"
 cat "$OUT/compare.json"
 val() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/compare.json" "$1" 2>/dev/null; }
-for k in reports wifi_reports signal_dbm tx_mcs tx_bitrate_kbps rx_mcs ssid reports_in_window reports_missing flows_dropped_max reported_goodput_mbps reported_flow_goodput_mbps iperf_mbps ratio_iface ratio_flow; do
+for k in reports wifi_reports signal_dbm tx_mcs tx_bitrate_kbps rx_mcs ssid reports_in_window reports_in_transfer covered_s iperf_intervals_in_window reports_missing flows_dropped_max reported_goodput_mbps reported_flow_goodput_mbps iperf_mbps iperf_transfer_mbps volume_ratio_iface volume_ratio_flow ratio_iface ratio_flow; do
     fact "$k" "$(val $k)"
 done
 check report-has-signal "signal_dbm: $(val signal_dbm)" eval '[ "$(val signal_dbm)" != None ] && [ "$(val signal_dbm)" -lt 0 ]'
@@ -63,7 +63,7 @@ check report-has-tx-bitrate "tx_bitrate_kbps: $(val tx_bitrate_kbps)" eval '[ "$
 check report-has-tx-mcs "tx_mcs: $(val tx_mcs) (802.11n AP: HT MCS expected)" eval '[ "$(val tx_mcs)" != None ]'
 check report-has-ssid "ssid: $(val ssid)" test "$(val ssid)" = "$SSID"
 within5() { python3 -c "import sys; r = float(sys.argv[1]); sys.exit(0 if abs(r - 1) <= 0.05 else 1)" "$1" 2>/dev/null; }
-check iface-goodput-within-5pct "wlan1 goodput/iperf3 = $(val ratio_iface) over $(val reports_in_window) reports" within5 "$(val ratio_iface)"
+check iface-goodput-within-5pct "wlan1 goodput/iperf3 = $(val ratio_iface) over $(val reports_in_window) reports ($(val covered_s) s; $(val reports_missing) lost)" within5 "$(val ratio_iface)"
 check flow-goodput-within-5pct "flow goodput/iperf3 = $(val ratio_flow)" within5 "$(val ratio_flow)"
 
 say "wlanfairctl status on the station"
