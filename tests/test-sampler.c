@@ -139,6 +139,8 @@ test_tcp_totals_loopback (void)
   JsonObject *lo, *t, *rtt;
   char buf[16384];
   gsize sent = 0, got = 0;
+  gint64 before;
+  double span, acked;
   int l, c, a;
 
   l = socket (AF_INET, SOCK_STREAM, 0);
@@ -150,7 +152,12 @@ test_tcp_totals_loopback (void)
   a = accept (l, NULL, NULL);
   g_assert_cmpint (a, >=, 0);
 
+  before = g_get_real_time ();
   first = wf_sampler_sample (s);
+  /* The flows' dump instant, on the realtime clock; no span yet. */
+  g_assert_cmpint (json_object_get_int_member (first, "sampled_us"), >=, before);
+  g_assert_cmpint (json_object_get_int_member (first, "sampled_us"), <=, g_get_real_time ());
+  g_assert_false (json_object_has_member (first, "span_s"));
   lo = iface (first, "lo");
   g_assert_nonnull (lo);
   t = json_object_get_object_member (lo, "tcp_totals");
@@ -170,7 +177,19 @@ test_tcp_totals_loopback (void)
       while (got < sent && (r = read (a, buf, sizeof buf)) > 0)
         got += (gsize) r;
     }
+  g_usleep (100000);
   second = wf_sampler_sample (s);
+  /* span_s is what the rates cover: the two dumps' distance, and rate x
+   * span gives back the bytes acked in between (all of `sent`, loopback
+   * acknowledges on receipt), whatever the tick's lateness. */
+  span = json_object_get_double_member (second, "span_s");
+  g_assert_cmpfloat_with_epsilon (span, (json_object_get_int_member (second, "sampled_us")
+                                         - json_object_get_int_member (first, "sampled_us")) / 1e6,
+                                  0.01);
+  g_assert_cmpfloat (span, >=, 0.1);
+  acked = json_object_get_double_member (iface (second, "lo"), "goodput_tx_bps") * span / 8;
+  g_assert_cmpfloat (acked, >=, sent - 1);
+  g_assert_cmpfloat (acked, <=, sent + 1);
   t = json_object_get_object_member (iface (second, "lo"), "tcp_totals");
   g_assert_cmpint (json_object_get_int_member (t, "received_bytes"), >=, 100000);
   g_assert_cmpint (json_object_get_int_member (t, "acked_bytes"), >=, 100000);

@@ -272,6 +272,12 @@ wf_flows_iface_goodput (WfFlows *f, int ifindex, double *tx_bps, double *rx_bps)
   return TRUE;
 }
 
+double
+wf_flows_span (WfFlows *f)
+{
+  return f->seconds;
+}
+
 WfTcpTotals *
 wf_flows_get_totals (WfFlows *f)
 {

@@ -55,6 +55,10 @@ gboolean      wf_flows_iface_goodput (WfFlows *flows,
                                       double  *tx_bps,
                                       double  *rx_bps);
 
+/* Seconds the last sample's rates cover (since the sample before it, on
+ * the clock given to begin); 0 after the first. */
+double        wf_flows_span (WfFlows *flows);
+
 /* Every flow's growth per sample (bytes, retransmissions) added up per
  * interface, the flows per interface and their RTTs (borrowed). Sockets
  * open at the first sample count from then on; a socket opened later

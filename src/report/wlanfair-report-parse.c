@@ -341,6 +341,12 @@ parse_body (WfReportCheck *c, JsonObject *o, WfReportView *v)
     c->path[0] = '\0';
   }
 
+  /* Where the rates sit in time (docs/report-protocol.md): optional. */
+  if (!wf_report_check_int (c, o, "sampled_us", FALSE, G_GINT64_CONSTANT (1000000000000000),
+                G_GINT64_CONSTANT (100000000000000000), &v->has_sampled, &v->sampled_us))
+    return FALSE;
+  if (!wf_report_check_number (c, o, "span_s", FALSE, 0.001, 3600, &v->has_span, &v->span_s))
+    return FALSE;
   if (!wf_report_check_int (c, o, "flows_total", FALSE, 0, G_MAXINT64, &v->has_flows_total, &i64))
     return FALSE;
   v->flows_total = (guint64) i64;

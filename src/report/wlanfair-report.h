@@ -171,6 +171,8 @@ typedef struct {
   gint64    time_us;
   char      boot[17];
   double    interval_s;
+  gboolean  has_sampled;    gint64 sampled_us;  /* the rates' end, sender's clock */
+  gboolean  has_span;       double span_s;      /* the seconds they cover */
   gboolean  authenticated;  /* a mac was present and verified */
   GArray   *ifaces;         /* WfReportIface */
   gboolean  has_flows_total; guint64 flows_total;

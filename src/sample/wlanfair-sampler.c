@@ -519,7 +519,7 @@ wf_sampler_sample (WfSampler *s)
   g_autoptr(GArray) wifi = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) tcp = NULL;
-  gint64 now;
+  gint64 now, flows_real;
   gboolean links_ok, any_wifi = FALSE;
 
   s->gen++;
@@ -538,6 +538,7 @@ wf_sampler_sample (WfSampler *s)
    * varying time, more so under emulation): the interface rates and the
    * goodput then cover the same interval. The flows carry the goodput
    * sums of the interfaces; their own time stamp, taken at their dump. */
+  flows_real = g_get_real_time ();
   s->flows_ok = wf_flows_sample (s->flows, g_get_monotonic_time (), &error);
   if (!s->flows_ok)
     {
@@ -558,6 +559,12 @@ wf_sampler_sample (WfSampler *s)
           json_array_add_object_element (flows, wf_sampler_flow_json (&top[i], iface));
         }
       json_object_set_array_member (body, "flows", flows);
+      /* Where the rates sit in time: a late tick stretches the span past
+       * interval_s, and the report is sealed later still (nl80211, send),
+       * so time_us alone misplaces them by up to seconds under load. */
+      json_object_set_int_member (body, "sampled_us", flows_real);
+      if (wf_flows_span (s->flows) > 0)
+        json_object_set_double_member (body, "span_s", wf_flows_span (s->flows));
     }
 
   ensure_nl80211 (s, now);

@@ -51,10 +51,12 @@ def socket_in_netns(ns: str) -> socket.socket:
         os.close(own)
 
 
-def dump_tcp(sock: socket.socket) -> List[Tuple[int, int, int, str, int]]:
-    """[(cookie, local port, remote port, remote IPv4, bytes_received)] of
-    the namespace's IPv4 TCP sockets that have tcp_info."""
-    req = struct.pack("<BBBBI", socket.AF_INET, socket.IPPROTO_TCP, 1 << (INET_DIAG_INFO - 1),
+def dump_tcp(sock: socket.socket,
+             family: int = socket.AF_INET) -> List[Tuple[int, int, int, str, int]]:
+    """[(cookie, local port, remote port, remote address, bytes_received)]
+    of the namespace's TCP sockets of family (AF_INET, AF_INET6: where a
+    server listening on :: accepts IPv4 clients) that have tcp_info."""
+    req = struct.pack("<BBBBI", family, socket.IPPROTO_TCP, 1 << (INET_DIAG_INFO - 1),
                       0, 0xffffffff) + bytes(48)
     sock.send(struct.pack("<IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY,
                           NLM_F_REQUEST | NLM_F_DUMP, 1, 0) + req)
@@ -71,7 +73,8 @@ def dump_tcp(sock: socket.socket) -> List[Tuple[int, int, int, str, int]]:
                 raise OSError(err, f"sock_diag: {os.strerror(err)}")
             m = off + 16
             sport, dport = struct.unpack_from(">HH", data, m + 4)
-            dst = socket.inet_ntoa(data[m + 24:m + 28])
+            dst = (socket.inet_ntoa(data[m + 24:m + 28]) if family == socket.AF_INET
+                   else socket.inet_ntop(socket.AF_INET6, data[m + 24:m + 40]))
             cookie = struct.unpack_from("<Q", data, m + 44)[0]
             a = m + 72
             while a + 4 <= off + length:
