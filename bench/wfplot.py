@@ -577,7 +577,8 @@ def ap_controller_static(res, path):
              [f"bar-bound-{mode}-{r['scenario']}" for r in rows], color=c, label=mode)
     a1.axhline(TARGET_JAIN, color="tab:purple", ls=":", lw=1, label=f"{TARGET_JAIN}")
     a2.axhline(1.0, color="k", ls=":", lw=1)
-    a1.set_ylabel("steady-state Jain (last 10 s)")
+    prm = res["params"]
+    a1.set_ylabel(f"steady-state Jain (last {prm.get('steady', 10)} s)")
     a2.set_ylabel("total / throughput-fair bound")
     a1.set_ylim(0.4, 1.02)
     for a in (a1, a2):
@@ -585,8 +586,12 @@ def ap_controller_static(res, path):
         a.set_xticklabels([r["scenario"] for r in rows], rotation=45, ha="right")
         a.grid(axis="y", alpha=0.3)
         a.legend(loc="lower left")
-    title(fig, f"wlanfair-apd, static stations (half far, K = {res['params']['far_cost']:g}), "
-               f"{res['params']['duration']} s per run", res)
+    where = ("every station near" if prm["far_cost"] == 1
+             else f"half far, K = {prm['far_cost']:g}")
+    regime = prm.get("sta_queue", "tsq")
+    title(fig, f"wlanfair-apd, static stations ({where}; {regime} station queues"
+               + (f", AP buffer {prm['buffer']}" if "buffer" in prm else "")
+               + f"), {prm['capacity']}bit/s, {prm['duration']} s per run", res)
     fig.tight_layout()
     save(fig, path)
 
