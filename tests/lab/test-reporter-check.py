@@ -10,6 +10,8 @@ import importlib.util
 import json
 import os
 import random
+import subprocess
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -175,8 +177,6 @@ class ReporterCheck(unittest.TestCase):
         self.assertIsNone(rc.received_at(series, series[0][0] - 1))
 
     def test_main_prints_json(self):
-        import subprocess
-        import tempfile
         run = Run(4)
         with tempfile.TemporaryDirectory() as d:
             paths = [os.path.join(d, n) for n in ("listen.jsonl", "iperf.json", "recv.jsonl")]

@@ -6,10 +6,12 @@ it:
     {"t": <unix time of the dump>, "b": {"<socket cookie>": bytes, ...}}
 One process and one sock_diag socket for the whole run (testbed_sockdiag,
 copied beside it): a dump takes about a millisecond and t is its midpoint
-on the guest's clock. Nothing is written while sampling: a line written
-per sample to the lab's 9p share stalled the loop for 0.3-1.3 s whenever
-the listener wrote a report there, i.e. at every report's own instant
-(an 'ss' per sample was slower still)."""
+on the guest's clock ('ss' per sample gave 43-94 samples in a run where
+this gives 230-540). Nothing is written while sampling: with a line per
+sample on the lab's 9p share, the loop's gaps fell around the reports'
+instants in one run. Gaps of 0.2-1.3 s remain with two emulated VMs
+side by side, even at real-time priority; reporter-check.py trims runs
+of spans at them."""
 import json
 import os
 import signal
