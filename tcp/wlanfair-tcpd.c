@@ -461,8 +461,8 @@ main (int argc, char **argv)
     { "min-queue-delay", 0, 0, G_OPTION_ARG_STRING, &min_queue_delay,
       "Halve only when the RTT is this far above its minimum (default 1; 0: off)", "MS" },
     { "reduction", 0, 0, G_OPTION_ARG_STRING, &reduction,
-      "What a detection does to cwnd: halve (default) or drain (down to "
-      "cwnd x min RTT / RTT where that is less than half)", "HOW" },
+      "What a detection does to cwnd: drain (default: down to "
+      "cwnd x min RTT / RTT where that is less than half) or halve", "HOW" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
       "A Wi-Fi interface for scope=wifi (repeatable; default: all wireless)", "IFACE" },
     { "cgroup", 0, 0, G_OPTION_ARG_FILENAME, &d.config.cgroup,

@@ -22,7 +22,8 @@ test_defaults (void)
   g_assert_cmpfloat (c.beta, ==, 0.125);
   g_assert_cmpfloat (c.confirm_rate, ==, 0.5);
   g_assert_cmpfloat (c.min_queue_delay, ==, 1);
-  g_assert_cmpint (c.reduction, ==, WF_TCPD_REDUCTION_HALVE);
+  /* drain, not the published halve: docs/ackloss.md has the sweeps. */
+  g_assert_cmpint (c.reduction, ==, WF_TCPD_REDUCTION_DRAIN);
   g_assert_null (c.interfaces);
   wf_tcpd_config_clear (&c);
 }
@@ -96,11 +97,13 @@ test_values_stored (void)
   g_assert_true (wf_tcpd_config_set (&c, "thresh", "3", NULL));
   g_assert_true (wf_tcpd_config_set (&c, "beta", "0.25", NULL));
   g_assert_true (wf_tcpd_config_set (&c, "interfaces", "wlan0;wlan1", NULL));
+  g_assert_true (wf_tcpd_config_set (&c, "reduction", "halve", NULL));
   g_assert_cmpint (c.scope, ==, WF_TCPD_SCOPE_OPT_IN);
   g_assert_cmpuint (c.cc, ==, WF_CC_RENO);
   g_assert_cmpuint (c.thresh, ==, 3);
   g_assert_cmpfloat (c.beta, ==, 0.25);
   g_assert_cmpstr (c.interfaces[1], ==, "wlan1");
+  g_assert_cmpint (c.reduction, ==, WF_TCPD_REDUCTION_HALVE);
   /* A bad value leaves the old one. */
   g_assert_false (wf_tcpd_config_set (&c, "thresh", "0", NULL));
   g_assert_cmpuint (c.thresh, ==, 3);
@@ -135,6 +138,8 @@ test_file (void)
   g_assert_cmpint (c.scope, ==, WF_TCPD_SCOPE_SYSTEM);
   g_assert_cmpuint (c.cc, ==, WF_CC_RENO);
   g_assert_cmpuint (c.thresh, ==, 2);
+  /* No reduction key: the default, drain. */
+  g_assert_cmpint (c.reduction, ==, WF_TCPD_REDUCTION_DRAIN);
   /* An option then overrides the file's key. */
   g_assert_true (wf_tcpd_config_set (&c, "thresh", "4", NULL));
   g_assert_cmpuint (c.thresh, ==, 4);

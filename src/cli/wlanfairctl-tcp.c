@@ -98,6 +98,7 @@ print_table (JsonObject *status, const char *def, const char *allowed,
         printf ("queue delay  halve only %g ms or more above the minimum RTT\n", qdelay);
       else
         printf ("queue delay  not required (gate off)\n");
+      /* No key: a daemon older than the setting, which always halved. */
       printf ("reduction    %s\n",
               json_object_get_string_member_with_default (status, "reduction", "halve"));
       printf ("\n%-14s %10s %10s %8s  %s\n", "cc", "acks", "ack_losses", "halvings",
