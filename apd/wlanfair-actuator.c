@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "wlanfair-actuator.h"
+#ifdef WF_HAVE_ACK_PRIO
+#include "wlanfair-ackprio.h"
+#endif
 #include "wlanfair-error.h"
 
 /* Built in, like power-profiles-daemon's drivers: one package ships them
@@ -250,6 +253,19 @@ wf_actuator_restore_all (WfApdState *state, GError **error)
       g_autofree char *name = colon ? g_strndup (groups[k], (gsize) (colon - groups[k])) : NULL;
       const WfActuatorOps *ops = wf_actuator_find (name);
 
+#ifdef WF_HAVE_ACK_PRIO
+      /* Not an actuator, recorded the same way. */
+      if (colon && colon[1] && g_str_equal (name, WF_ACK_PRIO_NAME))
+        {
+          if (wf_ack_prio_restore (colon + 1, state, &local) &&
+              forget_group (state, name, colon + 1, &local))
+            {
+              g_message ("%s on %s: restored what an earlier instance changed", name, colon + 1);
+              continue;
+            }
+        }
+      else
+#endif
       if (!ops || !colon[1])
         g_set_error (&local, WF_ERROR, WF_ERROR_PARSE,
                      "%s: [%s] names no known actuator and interface; left as is",

@@ -17,9 +17,10 @@ G_BEGIN_DECLS
 typedef guint64 WfApdCaps;
 
 /* The capabilities that a run with `actuator` (apd.conf's value, "none"
- * included) does not need among those the unit may grant beyond the
- * usual two: CAP_BPF unless it is rwnd. */
-WfApdCaps wf_apd_caps_unneeded (const char *actuator);
+ * included) and ack-priority= does not need among those the unit may
+ * grant beyond the usual two: CAP_BPF unless the actuator is rwnd or
+ * ack-priority is on (both load BPF programs). */
+WfApdCaps wf_apd_caps_unneeded (const char *actuator, gboolean ack_priority);
 /* Whether the process has capability `cap` in its permitted set. */
 gboolean  wf_apd_caps_permitted (int cap);
 /* Removes `caps` from every set of the process (ambient too); *dropped

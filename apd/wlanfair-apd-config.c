@@ -21,7 +21,7 @@ static const char * const keys[] = {
   "directions", "key", "insecure-unsigned", "bind", "port", "weights",
   "target-jain", "floor", "max-delay", "idle", "tolerance", "report-stale",
   "feed-timeout", "status", "state", "textfile-dir", "port-rates",
-  "carried-reports", "rwnd-policy", "rwnd-capacity", NULL
+  "carried-reports", "rwnd-policy", "rwnd-capacity", "ack-priority", NULL
 };
 
 void
@@ -252,6 +252,8 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
     }
   if (g_str_equal (key, "insecure-unsigned"))
     return wf_keyfile_parse_bool (key, v, &c->insecure_unsigned, error);
+  if (g_str_equal (key, "ack-priority"))
+    return wf_keyfile_parse_bool (key, v, &c->ack_priority, error);
   if (g_str_equal (key, "bind"))
     {
       g_autoptr(GInetAddress) a = v[0] ? g_inet_address_new_from_string (v) : NULL;
@@ -400,6 +402,11 @@ wf_apd_config_check (WfApdConfig *c, GError **error)
   if (c->port_rates->len > 0 && c->source != WF_APD_SOURCE_BRIDGE_PORTS)
     return invalid (error, "port-rates applies to stations-from=bridge-ports only "
                     "(nl80211 gives a real AP's rates)");
+#ifndef WF_HAVE_ACK_PRIO
+  if (c->ack_priority)
+    return invalid (error, "ack-priority=yes needs its BPF program, which this build lacks "
+                    "(no BPF toolchain at build time)");
+#endif
   /* rwnd's keys: never ignored. */
   if ((c->rwnd_policy != WF_RWND_POLICY_STATION || c->rwnd_capacity_bps > 0) &&
       !g_str_equal (c->actuator, "rwnd"))

@@ -58,6 +58,7 @@ typedef struct {
   gboolean    textfile_dir_explicit;
   WfRwndPolicy rwnd_policy;    /* rwnd-policy= (actuator=rwnd) */
   double      rwnd_capacity_bps; /* rwnd-capacity=, 0: unset */
+  gboolean    ack_priority;    /* ack-priority=: pure ACKs, handshakes CS6 */
 } WfApdConfig;
 
 void     wf_apd_config_init (WfApdConfig *config);

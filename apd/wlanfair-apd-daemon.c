@@ -2,6 +2,9 @@
 #include "config.h"
 
 #include "wlanfair-apd-daemon.h"
+#ifdef WF_HAVE_ACK_PRIO
+#include "wlanfair-ackprio.h"
+#endif
 
 #include <errno.h>
 #include <glib-unix.h>
@@ -43,6 +46,7 @@ struct _WfApdDaemon {
   char            *carried_note;
   WfApdController *controller;
   WfActuator      *actuator;      /* NULL: actuator=none */
+  gpointer         ack_prio;      /* WfAckPrio, NULL: ack-priority=no */
   gboolean         may_act;
   char            *observe_reason;
   WfApdMode        mode;
@@ -602,6 +606,23 @@ round_run (WfApdDaemon *d)
     .untrusted = wf_apd_stations_untrusted (d->stations), .unmatched = d->unmatched,
     .actuator_status = d->actuator ? wf_actuator_status (d->actuator) : NULL,
   };
+#ifdef WF_HAVE_ACK_PRIO
+  if (d->ack_prio)
+    {
+      guint64 ap[WF_ACKPRIO_N];
+      g_autoptr(GError) aerr = NULL;
+
+      view.ack_priority_on = TRUE;
+      if (wf_ack_prio_counters (d->ack_prio, ap, &aerr))
+        {
+          view.ack_priority_packets = ap[WF_ACKPRIO_MARKED_PACKETS];
+          view.ack_priority_bytes = ap[WF_ACKPRIO_MARKED_BYTES];
+          view.ack_priority_kept = ap[WF_ACKPRIO_KEPT_PACKETS];
+        }
+      else
+        g_debug ("%s", aerr->message);
+    }
+#endif
   write_outputs (d, &view);
   g_clear_pointer (&view.actuator_status, json_node_unref);
   if (d->watchdog_usec)
@@ -633,6 +654,15 @@ wf_apd_daemon_run (WfApdDaemon *d)
   g_autofree char *src = wf_apd_sta_source_describe (d->source);
 
   d->loop = g_main_loop_new (NULL, FALSE);
+#ifdef WF_HAVE_ACK_PRIO
+  /* Cell-wide and independent of the reports: on from start to stop, in
+   * every mode. */
+  if (c->ack_priority && !(d->ack_prio = wf_ack_prio_start (c->interface, d->state, &error)))
+    {
+      g_critical ("%s", error->message);
+      return 1;
+    }
+#endif
   d->started_us = g_get_real_time ();
   d->started_mono = g_get_monotonic_time ();
   d->last_dump_ok = d->started_mono;
@@ -662,7 +692,16 @@ wf_apd_daemon_run (WfApdDaemon *d)
     {
       g_critical ("lifting the limits: %s (wlanfair-apd --restore retries)", error->message);
       d->exit_code = 1;
+      g_clear_error (&error);
     }
+#ifdef WF_HAVE_ACK_PRIO
+  /* After the actuator: a clsact qdisc the actuator kept may be ours. */
+  if (d->ack_prio && !wf_ack_prio_stop (g_steal_pointer (&d->ack_prio), &error))
+    {
+      g_critical ("%s (wlanfair-apd --restore retries)", error->message);
+      d->exit_code = 1;
+    }
+#endif
   wf_apd_remove_outputs (c);
   return d->exit_code;
 }

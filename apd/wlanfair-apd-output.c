@@ -196,6 +196,15 @@ wf_apd_output_status (const WfApdView *v)
   for (guint i = 0; i < v->n_snap; i++)
     add_station (b, v, i);
   json_builder_end_array (b);
+  if (v->ack_priority_on)
+    {
+      json_builder_set_member_name (b, "ack_priority");
+      json_builder_begin_object (b);
+      member_int (b, "marked_packets", (gint64) v->ack_priority_packets);
+      member_int (b, "marked_bytes", (gint64) v->ack_priority_bytes);
+      member_int (b, "kept_packets", (gint64) v->ack_priority_kept);
+      json_builder_end_object (b);
+    }
   /* What the actuator holds beyond the settings (rwnd: its flows). */
   if (v->actuator_status)
     {
@@ -288,6 +297,17 @@ wf_apd_output_prometheus (const WfApdView *v)
   wf_textfile_family (out, "wlanfair_ap_reports_untrusted_total", "counter",
                       "Rounds in which a station's report claimed more than the AP carried.");
   sample (out, "wlanfair_ap_reports_untrusted_total", "", (double) v->untrusted);
+
+  if (v->ack_priority_on)
+    {
+      wf_textfile_family (out, "wlanfair_ap_ack_priority_packets_total", "counter",
+                          "TCP segments without payload (and SYNs) sent to the stations as CS6 "
+                          "(ack-priority=yes).");
+      sample (out, "wlanfair_ap_ack_priority_packets_total", "", (double) v->ack_priority_packets);
+      wf_textfile_family (out, "wlanfair_ap_ack_priority_bytes_total", "counter",
+                          "Frame bytes of those segments.");
+      sample (out, "wlanfair_ap_ack_priority_bytes_total", "", (double) v->ack_priority_bytes);
+    }
 
   /* rwnd's connections: two series whatever the number of flows (no
    * label per flow: bounded). */

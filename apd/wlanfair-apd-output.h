@@ -48,6 +48,10 @@ typedef struct {
   guint64              untrusted;
   guint64              unmatched;
   JsonNode            *actuator_status;  /* NULL: none (wf_actuator_status) */
+  gboolean             ack_priority_on;  /* ack-priority=: attached */
+  guint64              ack_priority_packets;  /* re-marked CS6 */
+  guint64              ack_priority_bytes;
+  guint64              ack_priority_kept;     /* left: had a DSCP */
 } WfApdView;
 
 /* Pretty JSON text of the status object. */

@@ -16,6 +16,9 @@
 #include "wlanfair-error.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-report.h"
+#ifdef WF_HAVE_ACK_PRIO
+#include "wlanfair-ackprio.h"
+#endif
 #ifdef WF_HAVE_RWND
 #include "wlanfair-rwnd.h"
 #endif
@@ -115,7 +118,22 @@ check (WfApdConfig *c, GBytes *key)
       printf ("rwnd         not built (no BPF toolchain at build time)\n");
 #endif
     }
-  if (wf_apd_caps_unneeded (c->actuator) && wf_apd_caps_permitted (WF_APD_CAP_BPF))
+  if (c->ack_priority)
+    {
+#ifdef WF_HAVE_ACK_PRIO
+      g_autoptr(GError) aerr = NULL;
+
+      if (wf_ack_prio_probe (&aerr))
+        check_line ("ack-priority", TRUE, "the BPF program loads here");
+      else
+        {
+          check_line ("ack-priority", FALSE, aerr->message);
+          ok = FALSE;
+        }
+#endif
+    }
+  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority) &&
+      wf_apd_caps_permitted (WF_APD_CAP_BPF))
     printf ("privileges   CAP_BPF is dropped at start (actuator %s does not need it)\n",
             c->actuator);
   return ok ? 0 : 1;
@@ -124,11 +142,12 @@ check (WfApdConfig *c, GBytes *key)
 /* Least privilege: what the unit grants for rwnd goes at once when this
  * run does not need it (wlanfair-apd-caps.h). */
 static gboolean
-drop_caps (const char *actuator, const char *why, gboolean quiet, GError **error)
+drop_caps (const char *actuator, gboolean ack_priority, const char *why, gboolean quiet,
+           GError **error)
 {
   WfApdCaps dropped = 0;
 
-  if (!wf_apd_caps_drop (wf_apd_caps_unneeded (actuator), &dropped, error))
+  if (!wf_apd_caps_drop (wf_apd_caps_unneeded (actuator, ack_priority), &dropped, error))
     return FALSE;
   for (int cap = 0; cap < 64; cap++)
     if ((dropped >> cap) & 1)
@@ -246,7 +265,7 @@ main (int argc, char **argv)
    * even when the configuration has gone bad since the start. */
   if (do_restore)
     {
-      if (!drop_caps (NULL, "--restore", TRUE, &error) ||
+      if (!drop_caps (NULL, FALSE, "--restore", TRUE, &error) ||
           !wf_apd_restore (config.state_path, &error))
         {
           g_printerr ("wlanfair-apd: %s\n", error->message);
@@ -280,9 +299,10 @@ main (int argc, char **argv)
     }
 
   {
-    g_autofree char *why = g_strdup_printf ("actuator %s", config.actuator);
+    g_autofree char *why = g_strdup_printf ("actuator %s%s", config.actuator,
+                                            config.ack_priority ? " with ack-priority" : "");
 
-    if (!drop_caps (config.actuator, why, FALSE, &error))
+    if (!drop_caps (config.actuator, config.ack_priority, why, FALSE, &error))
       {
         g_printerr ("wlanfair-apd: %s\n", error->message);
         rc = 1;

@@ -8,7 +8,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <net/if.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -16,17 +15,18 @@
 
 #include "wlanfair-error.h"
 #include "wlanfair-rwnd.skel.h"
+#include "wlanfair-tc-bpf.h"
 
 struct _WfRwnd {
   struct wlanfair_rwnd *skel;
-  char     ifname[IF_NAMESIZE];
-  int      ifindex;          /* 0: not attached */
-  gboolean created_clsact;
-  gboolean attached[2];      /* ingress, egress */
+  WfTcBpfLink link;
 };
 
-static const enum bpf_tc_attach_point points[2] = { BPF_TC_INGRESS, BPF_TC_EGRESS };
-static const char *const point_names[2] = { "ingress", "egress" };
+static const WfTcBpfSpec tc_spec = {
+  .what = "rwnd", .prog_name = "wf_rwnd",
+  .handle = WF_RWND_TC_HANDLE, .prio = WF_RWND_TC_PRIO,
+  .points = WF_TC_BPF_INGRESS | WF_TC_BPF_EGRESS,
+};
 
 static int
 print_libbpf (enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -45,15 +45,7 @@ print_libbpf (enum libbpf_print_level level, const char *fmt, va_list ap)
 static void
 set_errno_error (GError **error, int err, const char *what)
 {
-  const char *hint = "";
-
-  if (err == EPERM)
-    hint = " (needs CAP_BPF and CAP_NET_ADMIN, or root)";
-  else if (err == EACCES && g_str_has_prefix (what, "loading"))
-    hint = " (the verifier refused it: G_MESSAGES_DEBUG=all shows its log)";
-  else if (err == ENOSYS || err == EOPNOTSUPP)
-    hint = " (the kernel lacks BPF or cls_bpf)";
-  g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "rwnd: %s: %s%s", what, g_strerror (err), hint);
+  wf_tc_bpf_set_error (error, "rwnd", err, what);
 }
 
 WfRwnd *
@@ -108,156 +100,26 @@ wf_rwnd_free (WfRwnd *rw)
 gboolean
 wf_rwnd_attach (WfRwnd *rw, const char *ifname, gboolean *created_clsact, GError **error)
 {
-  int ifindex = (int) if_nametoindex (ifname);
-  int err;
-
-  if (rw->ifindex)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "rwnd: already attached to %s",
-                   rw->ifname);
-      return FALSE;
-    }
-  if (!ifindex)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "rwnd: no interface %s", ifname);
-      return FALSE;
-    }
-  g_strlcpy (rw->ifname, ifname, sizeof rw->ifname);
-  rw->ifindex = ifindex;
-  rw->created_clsact = FALSE;
-
-  LIBBPF_OPTS (bpf_tc_hook, hook, .ifindex = ifindex, .attach_point = BPF_TC_INGRESS);
-  err = bpf_tc_hook_create (&hook);
-  if (err == 0)
-    rw->created_clsact = TRUE;
-  else if (err != -EEXIST)
-    {
-      g_autofree char *what = g_strdup_printf ("creating clsact on %s", ifname);
-
-      set_errno_error (error, -err, what);
-      rw->ifindex = 0;
-      return FALSE;
-    }
-  if (created_clsact)
-    *created_clsact = rw->created_clsact;
-
-  for (int k = 0; k < 2; k++)
-    {
-      LIBBPF_OPTS (bpf_tc_hook, h, .ifindex = ifindex, .attach_point = points[k]);
-      LIBBPF_OPTS (bpf_tc_opts, o, .handle = WF_RWND_TC_HANDLE, .priority = WF_RWND_TC_PRIO,
-                   .prog_fd = wf_rwnd_prog_fd (rw));
-
-      if ((err = bpf_tc_attach (&h, &o)) < 0)
-        {
-          g_autofree char *what = g_strdup_printf (
-              "attaching to %s %s%s", ifname, point_names[k],
-              err == -EINVAL ? " (an ingress qdisc that is not clsact?)"
-              : err == -EEXIST ? " (a filter of that handle and priority is there)" : "");
-          g_autoptr(GError) local = NULL;
-
-          set_errno_error (error, -err, what);
-          if (!wf_rwnd_detach (rw, &local))
-            g_warning ("%s", local->message);
-          return FALSE;
-        }
-      rw->attached[k] = TRUE;
-    }
-  return TRUE;
-}
-
-/* Our filter at point k of ifindex, if it holds a wf_rwnd program. */
-static gboolean
-ours (int ifindex, int k)
-{
-  LIBBPF_OPTS (bpf_tc_hook, h, .ifindex = ifindex, .attach_point = points[k]);
-  LIBBPF_OPTS (bpf_tc_opts, o, .handle = WF_RWND_TC_HANDLE, .priority = WF_RWND_TC_PRIO);
-  struct bpf_prog_info info = { 0 };
-  __u32 len = sizeof info;
-  int fd;
-  gboolean mine;
-
-  if (bpf_tc_query (&h, &o) < 0)
-    return FALSE;
-  if ((fd = bpf_prog_get_fd_by_id (o.prog_id)) < 0)
-    return TRUE;  /* cannot tell: same handle and priority, take it as ours */
-  mine = bpf_obj_get_info_by_fd (fd, &info, &len) == 0 && g_str_equal (info.name, "wf_rwnd");
-  close (fd);
-  return mine;
-}
-
-static gboolean
-detach_index (int ifindex, const char *ifname, const gboolean which[2], gboolean remove_clsact,
-              GError **error)
-{
-  gboolean ok = TRUE;
-  int err;
-
-  for (int k = 0; k < 2; k++)
-    {
-      LIBBPF_OPTS (bpf_tc_hook, h, .ifindex = ifindex, .attach_point = points[k]);
-      LIBBPF_OPTS (bpf_tc_opts, o, .handle = WF_RWND_TC_HANDLE, .priority = WF_RWND_TC_PRIO);
-
-      if (!which[k])
-        continue;
-      err = bpf_tc_detach (&h, &o);
-      if (err < 0 && err != -ENOENT && err != -ENODEV && err != -EINVAL && ok)
-        {
-          g_autofree char *what = g_strdup_printf ("detaching from %s %s", ifname,
-                                                   point_names[k]);
-
-          set_errno_error (error, -err, what);
-          ok = FALSE;
-        }
-    }
-  if (remove_clsact)
-    {
-      LIBBPF_OPTS (bpf_tc_hook, h, .ifindex = ifindex,
-                   .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
-
-      err = bpf_tc_hook_destroy (&h);
-      if (err < 0 && err != -ENOENT && err != -ENODEV && err != -EINVAL && ok)
-        {
-          g_autofree char *what = g_strdup_printf ("removing clsact from %s", ifname);
-
-          set_errno_error (error, -err, what);
-          ok = FALSE;
-        }
-    }
-  return ok;
+  return wf_tc_bpf_attach (&rw->link, &tc_spec, wf_rwnd_prog_fd (rw), ifname, created_clsact,
+                           error);
 }
 
 gboolean
 wf_rwnd_detach (WfRwnd *rw, GError **error)
 {
-  gboolean ok;
-
-  if (!rw->ifindex)
-    return TRUE;
-  ok = detach_index (rw->ifindex, rw->ifname, rw->attached, rw->created_clsact, error);
-  rw->ifindex = 0;
-  rw->attached[0] = rw->attached[1] = FALSE;
-  return ok;
+  return wf_tc_bpf_detach (&rw->link, error);
 }
 
 gboolean
 wf_rwnd_detach_ifname (const char *ifname, gboolean remove_clsact, GError **error)
 {
-  int ifindex = (int) if_nametoindex (ifname);
-  gboolean which[2];
-
-  if (!ifindex)
-    return TRUE;
-  for (int k = 0; k < 2; k++)
-    which[k] = ours (ifindex, k);
-  return detach_index (ifindex, ifname, which, remove_clsact, error);
+  return wf_tc_bpf_detach_ifname (&tc_spec, ifname, remove_clsact, error);
 }
 
 gboolean
 wf_rwnd_attached (const char *ifname)
 {
-  int ifindex = (int) if_nametoindex (ifname);
-
-  return ifindex && (ours (ifindex, 0) || ours (ifindex, 1));
+  return wf_tc_bpf_attached (&tc_spec, ifname);
 }
 
 gboolean
@@ -379,25 +241,16 @@ gboolean
 wf_rwnd_other_bytes (WfRwnd *rw, guint64 bytes[WF_RWND_OTHER_N], GError **error)
 {
   int fd = bpf_map__fd (rw->skel->maps.other);
-  int ncpu = libbpf_num_possible_cpus ();
-  g_autofree guint64 *per_cpu = NULL;
 
-  if (ncpu <= 0)
+  for (guint32 k = 0; k < WF_RWND_OTHER_N; k++)
     {
-      set_errno_error (error, -ncpu, "counting the CPUs");
-      return FALSE;
-    }
-  per_cpu = g_new0 (guint64, ncpu);
-  for (__u32 k = 0; k < WF_RWND_OTHER_N; k++)
-    {
-      bytes[k] = 0;
-      if (bpf_map_lookup_elem (fd, &k, per_cpu) < 0)
+      int err = wf_tc_bpf_percpu_sum (fd, k, &bytes[k]);
+
+      if (err)
         {
-          set_errno_error (error, errno, "reading the non-TCP counters");
+          set_errno_error (error, err, "reading the non-TCP counters");
           return FALSE;
         }
-      for (int c = 0; c < ncpu; c++)
-        bytes[k] += per_cpu[c];
     }
   return TRUE;
 }

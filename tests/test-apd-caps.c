@@ -10,14 +10,17 @@ test_unneeded (void)
 {
   const WfApdCaps bpf = (WfApdCaps) 1 << WF_APD_CAP_BPF;
 
-  g_assert_cmphex (wf_apd_caps_unneeded ("rwnd"), ==, 0);
-  g_assert_cmphex (wf_apd_caps_unneeded ("rate"), ==, bpf);
-  g_assert_cmphex (wf_apd_caps_unneeded ("delay"), ==, bpf);
-  g_assert_cmphex (wf_apd_caps_unneeded ("airtime"), ==, bpf);
-  g_assert_cmphex (wf_apd_caps_unneeded ("fake"), ==, bpf);
-  g_assert_cmphex (wf_apd_caps_unneeded ("none"), ==, bpf);
+  g_assert_cmphex (wf_apd_caps_unneeded ("rwnd", FALSE), ==, 0);
+  g_assert_cmphex (wf_apd_caps_unneeded ("rate", FALSE), ==, bpf);
+  g_assert_cmphex (wf_apd_caps_unneeded ("delay", FALSE), ==, bpf);
+  g_assert_cmphex (wf_apd_caps_unneeded ("airtime", FALSE), ==, bpf);
+  g_assert_cmphex (wf_apd_caps_unneeded ("fake", FALSE), ==, bpf);
+  g_assert_cmphex (wf_apd_caps_unneeded ("none", FALSE), ==, bpf);
   /* --restore: no actuator to run. */
-  g_assert_cmphex (wf_apd_caps_unneeded (NULL), ==, bpf);
+  g_assert_cmphex (wf_apd_caps_unneeded (NULL, FALSE), ==, bpf);
+  /* ack-priority loads a program whatever the actuator. */
+  g_assert_cmphex (wf_apd_caps_unneeded ("rate", TRUE), ==, 0);
+  g_assert_cmphex (wf_apd_caps_unneeded ("none", TRUE), ==, 0);
 }
 
 static void

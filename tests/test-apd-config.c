@@ -35,6 +35,7 @@ test_defaults (void)
   g_assert_cmpint (c.port, ==, 7455);
   g_assert_null (c.key_file);
   g_assert_false (c.insecure_unsigned);
+  g_assert_false (c.ack_priority);
   g_assert_cmpfloat (c.control.target_jain, ==, 0.97);
   /* No interface: refused with the fix. */
   g_assert_false (wf_apd_config_check (&c, &error));
@@ -58,6 +59,7 @@ test_file (void)
       "max-delay=150\n"
       "port=7456\n"
       "bind=::\n"
+      "ack-priority=yes\n"
       "textfile-dir=none\n");
   WfApdConfig c;
   g_autoptr(GError) error = NULL;
@@ -76,6 +78,7 @@ test_file (void)
   g_assert_cmpuint (c.control.max_delay_us, ==, 150000);
   g_assert_cmpint (c.port, ==, 7456);
   g_assert_cmpstr (c.textfile_dir, ==, "");
+  g_assert_true (c.ack_priority);
   g_assert_cmpfloat (wf_apd_config_weight (&c, mac), ==, 0.5);
   g_assert_cmpfloat (wf_apd_config_weight (&c, other), ==, 1.0);
   wf_apd_config_clear (&c);
@@ -95,6 +98,7 @@ test_bad_values (void)
     { "directions", "sideways", "both, down or up" },
     { "insecure-unsigned", "maybe", "yes or no" },
     { "carried-reports", "sometimes", "auto, yes or no" },
+    { "ack-priority", "voice", "yes or no" },
     { "bind", "wlan0", "IPv4 or IPv6" },
     { "port", "0", "1 to 65535" },
     { "port", "70000", "1 to 65535" },

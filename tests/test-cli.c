@@ -702,22 +702,32 @@ column_of (const char *text, const char *key, const char *part)
   return g_utf8_pointer_to_offset (line, at);
 }
 
+/* tests/data/apd-status.json, stamped as written now by this process;
+ * the caller changes it further. */
+static JsonParser *
+fresh_ap_status_parser (JsonObject **o)
+{
+  g_autoptr(GError) error = NULL;
+  JsonParser *parser = json_parser_new ();
+  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "apd-status.json", NULL);
+
+  json_parser_load_from_file (parser, data, &error);
+  g_assert_no_error (error);
+  *o = json_node_get_object (json_parser_get_root (parser));
+  json_object_set_int_member (*o, "time_us", g_get_real_time ());
+  json_object_set_int_member (*o, "pid", getpid ());
+  return parser;
+}
+
 /* rwnd's connections, when the status has them: one line. */
 static void
 test_ap_status_rwnd (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autofree char *data = g_test_build_filename (G_TEST_DIST, "data", "apd-status.json", NULL);
+  JsonObject *o, *a = json_object_new ();
+  g_autoptr(JsonParser) parser = fresh_ap_status_parser (&o);
   g_autofree char *text = NULL, *path = NULL, *line = NULL;
   g_auto(Run) r = { 0 };
-  JsonObject *o, *a = json_object_new ();
 
-  json_parser_load_from_file (parser, data, &error);
-  g_assert_no_error (error);
-  o = json_node_get_object (json_parser_get_root (parser));
-  json_object_set_int_member (o, "time_us", g_get_real_time ());
-  json_object_set_int_member (o, "pid", getpid ());
   json_object_set_string_member (a, "rwnd_policy", "rtt-fair");
   json_object_set_double_member (a, "capacity_bps", 19e6);
   json_object_set_double_member (a, "other_bps", 0.2e6);
@@ -734,6 +744,37 @@ test_ap_status_rwnd (void)
   g_assert_cmpstr (line, ==, "rwnd        rtt-fair: 4 TCP connections, 3 held back, 1 left alone "
                    "(handshake not seen); C 19.0 Mbit/s, non-TCP 0.2 Mbit/s");
   g_unlink (path);
+}
+
+/* ack-priority=yes: one line; none without the member. */
+static void
+test_ap_status_ack_priority (void)
+{
+  JsonObject *o, *a = json_object_new ();
+  g_autoptr(JsonParser) parser = fresh_ap_status_parser (&o);
+  g_autofree char *text = NULL, *path = NULL, *line = NULL, *plain = NULL;
+  g_auto(Run) r = { 0 };
+  g_auto(Run) r0 = { 0 };
+
+  text = json_to_string (json_parser_get_root (parser), TRUE);
+  plain = write_series (text);
+  RUN (&r0, NULL, "ap", "status", "--status", plain);
+  g_unlink (plain);
+  g_assert_cmpint (r0.status, ==, 0);
+  g_assert_null (strstr (r0.out, "ack-prio"));
+  json_object_set_int_member (a, "marked_packets", 5120);
+  json_object_set_int_member (a, "marked_bytes", 337920);
+  json_object_set_int_member (a, "kept_packets", 3);
+  json_object_set_object_member (o, "ack_priority", a);
+  g_free (text);
+  text = json_to_string (json_parser_get_root (parser), TRUE);
+  path = write_series (text);
+  RUN (&r, NULL, "ap", "status", "--status", path);
+  g_unlink (path);
+  g_assert_cmpint (r.status, ==, 0);
+  line_with (r.out, "ack-prio", &line);
+  g_assert_cmpstr (line, ==, "ack-prio    5120 ACKs and handshakes sent as CS6 (voice), 3 kept "
+                   "their own DSCP");
 }
 
 static void
@@ -989,6 +1030,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/tcp/status-json", test_tcp_status_json);
   g_test_add_func ("/cli/ap/status-table", test_ap_status_table);
   g_test_add_func ("/cli/ap/status-rwnd", test_ap_status_rwnd);
+  g_test_add_func ("/cli/ap/status-ack-priority", test_ap_status_ack_priority);
   g_test_add_func ("/cli/ap/status-json", test_ap_status_json);
   g_test_add_func ("/cli/ap/status-stale", test_ap_status_stale);
   g_test_add_func ("/cli/ap/missing", test_ap_missing);

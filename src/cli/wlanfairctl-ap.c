@@ -448,6 +448,22 @@ render_reports (JsonObject *r, guint width, GString *out)
     }
 }
 
+/* ack-priority=yes: what went out as voice. */
+static void
+render_ack_priority (JsonObject *a, guint width, GString *out)
+{
+  g_autofree char *line = NULL;
+  double marked = 0, kept = 0;
+
+  if (!a)
+    return;
+  wf_json_number (a, "marked_packets", &marked);
+  wf_json_number (a, "kept_packets", &kept);
+  line = g_strdup_printf ("ack-prio    %.0f ACKs and handshakes sent as CS6 (voice), %.0f kept "
+                          "their own DSCP", marked, kept);
+  put_line (out, width, line);
+}
+
 /* What the actuator holds beyond the settings, when it says (rwnd: its
  * TCP connections). */
 static void
@@ -526,6 +542,7 @@ wf_ap_status_render (WfApStatus *st, gint64 now_us, guint width, GString *out)
                           cap, level, bool_member (round, "saturated", FALSE) ? ", saturated" : "");
   put_line (out, width, line);
   render_reports (wf_json_object (o, "reports"), width, out);
+  render_ack_priority (wf_json_object (o, "ack_priority"), width, out);
   g_string_append_c (out, '\n');
   render_table (wf_json_array (o, "stations"), width, out);
 }

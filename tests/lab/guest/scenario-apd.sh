@@ -474,6 +474,61 @@ check airtime-changes-no-tc "the AP's tc differs from before (tc-after-airtime.t
 check airtime-weights-unchanged "before: '$W_BEFORE', after: '$(weights)'" test "$(weights)" = "$W_BEFORE"
 check airtime-no-state "state file: $(head -c 300 $W/state 2>/dev/null)" test ! -s $W/state
 
+# ack-priority=yes on hwsim, run as the unit runs it (user nobody with
+# CAP_NET_ADMIN, CAP_NET_RAW and CAP_BPF ambient: the kernel's verifier
+# without CAP_PERFMON): an upload's ACKs leave the AP as CS6 and mac80211
+# puts them in its voice queue (netdev queue 1, the mq child "parent :1");
+# a stop removes the filter.
+say "ack-priority=yes on hwsim"
+AQ=$W/ackprio; mkdir -p $AQ; chmod 777 $AQ
+# Frames sent from the voice queue: netdev queue 1 where mac80211 has one
+# per access category (6.1: an mq root), else the near station's TXQs of
+# AC 0 (VO) in debugfs (6.12: internal TXQs, noqueue on the netdev).
+vo_source() {
+    if ap tc qdisc show dev $AP_IF | grep -q '^qdisc mq '; then echo mq; return; fi
+    ls /sys/kernel/debug/ieee80211/*/netdev:$AP_IF/stations/$NEAR_MAC/aqm 2>/dev/null | head -1
+}
+vo_pkts() {
+    local src; src=$(vo_source)
+    case $src in
+    mq) ap tc -s qdisc show dev $AP_IF | awk '/ parent :1 /{f = 1} f && /Sent/ {print $4; exit}' ;;
+    /*) awk '$1 == "tid" {for (i = 1; i <= NF; i++) if ($i == "tx-packets") c = i; next}
+             c && $1 ~ /^[0-9]+$/ && $2 == 0 {s += $c} END {if (c) print s + 0}' "$src" ;;
+    esac
+}
+ack_filters() { ap tc filter show dev $AP_IF egress 2>/dev/null | grep -c 'handle 0xfa2'; }
+fact ackprio_ap_qdiscs "$(ap tc qdisc show dev $AP_IF | tr '\n' ';')"
+ip netns exec $NS_SRV iperf3 -s -1 -p 5209 > "$OUT/ackprio-iperf3-s.log" 2>&1 &
+ap setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+net_admin,+net_raw,+bpf \
+    --ambient-caps=+net_admin,+net_raw,+bpf $APD -c $W/apd.conf -o key= -o actuator=none \
+    -o ack-priority=yes -o state=$AQ/state -o status=$AQ/status.json > "$OUT/apd-ackprio.log" 2>&1 &
+AQ_PID=$!
+if wait_until 20 grep -q '(voice)' "$OUT/apd-ackprio.log"; then
+    pass ack-priority-loads-as-the-unit
+    VO0=$(vo_pkts)
+    run 40 nsx $NS_NEAR iperf3 -c $SRV_IP -p 5209 -t 6 > "$OUT/ackprio-iperf3-c.log" 2>&1
+    VO1=$(vo_pkts)
+    sleep 1.5   # a round after the upload: the status file's counters
+    MARKED=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ack_priority"]["marked_packets"])' \
+        $AQ/status.json 2>/dev/null || echo 0)
+    fact ackprio_marked_packets "$MARKED"; fact ackprio_vo_packets "$VO0 -> $VO1"
+    check ack-priority-marks-acks "re-marked $MARKED segments during a 6-s upload, wanted >= 100" \
+        test "${MARKED:-0}" -ge 100
+    fact ackprio_vo_source "$(vo_source)"
+    if [ -n "$VO0" ] && [ -n "$VO1" ]; then
+        check ack-priority-voice-queue "voice queue sent $VO0 -> $VO1 packets, wanted >= $MARKED / 2 more" \
+            test $(( VO1 - VO0 )) -ge $(( ${MARKED:-0} / 2 ))
+    else
+        echo "no voice queue counter here (source '$(vo_source)'): the queue is not checked"
+    fi
+else
+    fail ack-priority-loads-as-the-unit "$(tail -5 "$OUT/apd-ackprio.log" | tr '\n' ' ')"
+fi
+kill -TERM $AQ_PID 2>/dev/null; wait $AQ_PID; AQ_RC=$?
+cat "$OUT/apd-ackprio.log"
+check ack-priority-stop-removes "exit status $AQ_RC, filters left $(ack_filters), state: $(head -c 200 $AQ/state 2>/dev/null)" \
+    eval 'test $AQ_RC = 0 && test "$(ack_filters)" = 0 && test ! -s $AQ/state'
+
 # ------------------------------------------------------------- figures ----
 python3 - "$OUT" $APD_PHASES > "$OUT/figures.json" <<'PY'
 import json, os, sys
