@@ -564,13 +564,17 @@ def ap_controller_dynamic(res, path):
 
 def ap_controller_static(res, path):
     """Steady-state Jain and total against the throughput-fair bound per
-    static scenario, uncontrolled against controlled."""
+    static scenario, uncontrolled against controlled (and both with
+    ack-priority, "+ack", when the run compared them)."""
     plt = pyplot()
     rows = [t for t in res["table"] if not t["scenario"].startswith("dynamic")]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.3))
-    w = 0.38
-    for k, (mode, c) in enumerate((("uncontrolled", "tab:gray"), ("controlled", "tab:blue"))):
-        xs = [i + (k - 0.5) * w for i in range(len(rows))]
+    modes = [(m, c) for m, c in (("uncontrolled", "tab:gray"), ("controlled", "tab:blue"),
+                                 ("uncontrolled+ack", "tab:olive"),
+                                 ("controlled+ack", "tab:green")) if m in rows[0]]
+    w = 0.76 / len(modes)
+    for k, (mode, c) in enumerate(modes):
+        xs = [i + (k - (len(modes) - 1) / 2) * w for i in range(len(rows))]
         bars(a1, xs, [r[mode]["jain_steady"] for r in rows], w,
              [f"bar-jain-{mode}-{r['scenario']}" for r in rows], color=c, label=mode)
         bars(a2, xs, [r[mode]["total_of_bound"] for r in rows], w,

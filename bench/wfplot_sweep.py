@@ -67,8 +67,9 @@ def ackloss_sweep(res, path):
             if r == len(caps) - 1:
                 ax.set_xlabel("AP buffer (packets)")
     p = res["params"]
-    title(fig, f"Jain's index per cell, {res['regime']} station queues "
-               f"({p['duration']} s x {p['reps']}; S: starved flows, Ns: longest stall; "
+    title(fig, f"Jain's index per cell, {res['regime']} station queues"
+               + (", AP ack-priority" if p.get("ack_priority") else "")
+               + f" ({p['duration']} s x {p['reps']}; S: starved flows, Ns: longest stall; "
                "dack/qack: delayed/quick ACKs)", res)
     fig.tight_layout()
     save(fig, path)

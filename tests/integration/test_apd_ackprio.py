@@ -298,6 +298,33 @@ class ApdAckPrioTest(unittest.TestCase):
         self.assertEqual(self.filters(), 0)
         self.assertFalse(self.has_clsact())
 
+    def test_testbed_voice_leaf(self):
+        """In the emulated BSS (tests/testbed, wlanfair-testbed --ap-exec)
+        the AP's re-marked ACKs take its voice leaf: one upload and one
+        download for 4 s; the upload's ACKs leave as voice, the download's
+        data as best effort, the download station's own ACKs unmarked."""
+        sys.path.insert(0, os.path.join(HERE, "..", "testbed"))
+        import testbed
+        if not shutil.which("iperf3"):
+            self.skipTest("needs iperf3")
+        d = self.dir
+        cmd = " ".join([APD, "-c", self.empty, "-o", "interface=br0",
+                        "-o", "stations-from=bridge-ports", "-o", "actuator=none",
+                        "-o", "ack-priority=yes", "-o", "state=%s/tb-state" % d,
+                        "-o", "status=%s/tb-status.json" % d, "-o", "textfile-dir="])
+        cfg = testbed.Config(up=1, down=1, duration=4, capacity=10e6, cc="cubic",
+                             prefix="wfav%d-" % os.getpid(), out_dir=d, name="voice",
+                             ap_exec=cmd, ap_exec_ready=d + "/tb-status.json")
+        s = testbed.run(cfg, log=lambda *a: None)
+        ap, down_sta = s["tc"]["ap"], s["tc"]["sta2"]
+        print("AP sent %d packets, %d as voice; station 2 voice %d" % (
+            ap["sent_packets"], ap["voice"]["sent_packets"], down_sta["voice"]["sent_packets"]))
+        self.assertEqual(s["params"]["ap_exec_exit"], 0)
+        self.assertGreater(ap["voice"]["sent_packets"], 100)
+        self.assertGreater(ap["sent_packets"] - ap["voice"]["sent_packets"], 300)
+        self.assertEqual(down_sta["voice"]["sent_packets"], 0)
+        self.assertEqual(testbed.list_namespaces(cfg.prefix), [])
+
     def test_stop_removes(self):
         self.start_apd()
         self.assertTrue(self.has_clsact())

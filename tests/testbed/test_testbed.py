@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -333,6 +334,43 @@ class Live(unittest.TestCase):
             links = subprocess.run(["ip", "-o", "link"], capture_output=True,
                                    text=True).stdout
             self.assertNotIn(prefix, links)
+
+
+@unittest.skipUnless(os.environ.get("WLANFAIR_TESTBED_LIVE") == "1" and os.geteuid() == 0,
+                     "set WLANFAIR_TESTBED_LIVE=1 (root, iperf3) for a live run")
+class ApExecLive(unittest.TestCase):
+    """--ap-exec: a program of the AP's during the flows, in the AP's
+    namespace; one that fails makes the run fail and leaves nothing."""
+
+    def setUp(self):
+        if not shutil.which("iperf3"):
+            self.skipTest("iperf3 is not installed")
+
+    def test_runs_in_the_ap_namespace(self):
+        with tempfile.TemporaryDirectory() as out:
+            ready = os.path.join(out, "ready")
+            seen = os.path.join(out, "netns")
+            prefix = f"wftx{os.getpid()}-"
+            cfg = testbed.Config(up=1, down=0, duration=2, capacity=10e6, prefix=prefix,
+                                 out_dir=out, name="x",
+                                 ap_exec=f"sh -c 'ip netns identify > {seen}; touch {ready}; "
+                                         "exec sleep 600'",
+                                 ap_exec_ready=ready)
+            s = testbed.run(cfg, log=lambda *a: None)
+            with open(seen) as f:
+                self.assertEqual(f.read().strip(), prefix + "ap")
+            self.assertEqual(s["params"]["ap_exec_exit"], -signal.SIGTERM)
+            self.assertEqual(testbed.list_namespaces(prefix), [])
+
+    def test_failing_program_fails_the_run(self):
+        with tempfile.TemporaryDirectory() as out:
+            prefix = f"wfty{os.getpid()}-"
+            cfg = testbed.Config(up=1, down=0, duration=2, prefix=prefix, out_dir=out,
+                                 name="y", ap_exec="sh -c 'exit 3'",
+                                 ap_exec_ready=os.path.join(out, "never"))
+            with self.assertRaisesRegex(testbed.UsageError, "exited 3 at its start"):
+                testbed.run(cfg, log=lambda *a: None)
+            self.assertEqual(testbed.list_namespaces(prefix), [])
 
 
 @unittest.skipUnless(os.environ.get("WLANFAIR_TESTBED_LIVE") == "1" and os.geteuid() == 0,

@@ -306,6 +306,10 @@ class Config:
     verbose: bool = False
     # False: stations only, their traffic from elsewhere (testbed_traffic.py)
     iperf3_flows: bool = True
+    # A command run in the AP namespace during the flows, and the file that
+    # says it is ready (testbed_apexec.py)
+    ap_exec: Optional[str] = None
+    ap_exec_ready: Optional[str] = None
 
     def __post_init__(self):
         if self.stations is None:
@@ -346,6 +350,8 @@ class Config:
         return k - 1
 
     def validate(self) -> None:
+        if self.ap_exec_ready and not self.ap_exec:
+            raise UsageError("--ap-exec-ready without --ap-exec")
         if self.up < 0 or self.down < 0 or (self.up + self.down == 0 and self.iperf3_flows):
             raise UsageError("need at least one flow")
         if not 1 <= self.stations <= MAX_STATIONS:
@@ -1071,12 +1077,27 @@ def run(cfg: Config, log=print) -> dict:
     base = os.path.join(cfg.out_dir, name)
     tb = Testbed(cfg)
     old = install_signal_handlers()
+    ap_exec = None
     try:
         log(f"setting up {cfg.stations} stations, prefix {cfg.prefix} ...")
         tb.setup()
+        if cfg.ap_exec:
+            import testbed_apexec
+            ap_exec = testbed_apexec.ApExec(cfg.prefix + "ap", cfg.ap_exec, cfg.ap_exec_ready,
+                                            base + "-ap-exec.log")
+            try:
+                ap_exec.start()
+            except testbed_apexec.ApExecError as e:
+                raise UsageError(str(e)) from None
         log(f"running {cfg.mix} for {cfg.duration} s ...")
         results = run_traffic(tb, base + ".raw")
-        return write_outputs(params_of(cfg), results, base)
+        params = params_of(cfg)
+        if ap_exec:
+            if not ap_exec.alive():
+                raise UsageError(f"--ap-exec ended during the flows (exit "
+                                 f"{ap_exec.p.returncode}; see {base}-ap-exec.log)")
+            params["ap_exec_exit"] = ap_exec.stop()
+        return write_outputs(params, results, base)
     except Interrupted:
         ignore_signals()
         if tb.partial is not None:
@@ -1085,5 +1106,7 @@ def run(cfg: Config, log=print) -> dict:
         raise
     finally:
         ignore_signals()
+        if ap_exec:
+            ap_exec.stop()
         tb.teardown()
         restore_signal_handlers(old)

@@ -60,6 +60,8 @@ REPORT_PORT = 7455
 DEFAULT_KEY = b"wlanfair-testbed-apd-key-0123456789abcdef"
 
 
+STARVED_SHARE = 0.05   # a station below 5 % of the equal share is starved
+
 def jain(xs: List[float]) -> float:
     s, q = sum(xs), sum(x * x for x in xs)
     return s * s / (len(xs) * q) if q > 0 else 1.0
@@ -458,6 +460,8 @@ def phase_figures(run: Run, costs: Dict[int, float], c_near: Dict[str, float],
             "total_bps": total, "bound_bps": bound,
             "total_of_bound": total / bound if bound else None,
             "station_bps": {str(i): means[i] for i in act},
+            # As bench/acklosslib.py: below 5 % of the equal share.
+            "starved": sorted(i for i in act if means[i] < STARVED_SHARE * total / len(act)),
             "status": {
                 "jain_mean": sum(sj) / len(sj) if sj else None,
                 "station_bps": {str(i): (sum(v) / len(v) if v else None) for i, v in sg.items()},

@@ -41,7 +41,8 @@
 # wlanfair-apd's status shows both stations reporting and trusted; SIGTERM
 # and kill -9 + --restore leave the AP interface's qdiscs, ingress filters
 # and IFBs exactly as before; actuator=airtime is refused cleanly on hwsim
-# (no airtime fairness in its wiphy) and changes nothing.
+# (no airtime fairness in its wiphy) and changes nothing; ack-priority=yes
+# loads as the unit runs it and sends the ACKs from the voice queue.
 set -u
 . /mnt/host/lab/lib.sh
 lab_begin
