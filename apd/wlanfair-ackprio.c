@@ -40,9 +40,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfAckPrio, ack_prio_free)
 static struct wlanfair_ackprio *
 load (GError **error)
 {
-  struct wlanfair_ackprio *skel = wlanfair_ackprio__open ();
+  struct wlanfair_ackprio *skel;
   int err;
 
+  wf_tc_bpf_route_libbpf_log ();
+  skel = wlanfair_ackprio__open ();
   if (!skel)
     {
       wf_tc_bpf_set_error (error, WF_ACK_PRIO_NAME, errno, "opening the BPF object");
@@ -131,11 +133,13 @@ wf_ack_prio_stop (WfAckPrio *ap, GError **error)
   g_autoptr(GError) local = NULL;
   const char *ifname = ap->link.ifname[0] ? ap->link.ifname : NULL;
 
+  /* Failing that, the path after a crash: by the record. */
   if (!wf_tc_bpf_detach (&ap->link, &local))
-    g_info ("%s (restoring from the record next)", local->message);
-  /* The same path as after a crash: by the record. */
-  if (ifname && !wf_ack_prio_restore (ifname, ap->state, error))
-    return FALSE;
+    {
+      g_info ("%s (restoring from the record next)", local->message);
+      if (ifname && !wf_ack_prio_restore (ifname, ap->state, error))
+        return FALSE;
+    }
   if (!forget (ap->state, ap->group, error))
     return FALSE;
   g_message ("%s on %s: removed", WF_ACK_PRIO_NAME, ifname ? ifname : "?");

@@ -28,20 +28,6 @@ static const WfTcBpfSpec tc_spec = {
   .points = WF_TC_BPF_INGRESS | WF_TC_BPF_EGRESS,
 };
 
-static int
-print_libbpf (enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-  g_autofree char *msg = NULL;
-
-  if (level == LIBBPF_DEBUG)
-    return 0;
-  msg = g_strdup_vprintf (fmt, ap);
-  g_strchomp (msg);
-  /* What matters reaches the caller as a GError. */
-  g_info ("libbpf: %s", msg);
-  return 0;
-}
-
 static void
 set_errno_error (GError **error, int err, const char *what)
 {
@@ -54,7 +40,7 @@ wf_rwnd_new (guint floor_mss, GError **error)
   g_autoptr(WfRwnd) rw = g_new0 (WfRwnd, 1);
   int err;
 
-  libbpf_set_print (print_libbpf);
+  wf_tc_bpf_route_libbpf_log ();
   rw->skel = wlanfair_rwnd__open ();
   if (!rw->skel)
     {

@@ -15,6 +15,27 @@
 static const enum bpf_tc_attach_point points[2] = { BPF_TC_INGRESS, BPF_TC_EGRESS };
 static const char *const point_names[2] = { "ingress", "egress" };
 
+static int
+print_libbpf (enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+  g_autofree char *msg = NULL;
+
+  if (level == LIBBPF_DEBUG)
+    return 0;
+  msg = g_strdup_vprintf (fmt, ap);
+  g_strchomp (msg);
+  /* What matters reaches the caller as a GError; the kernel's extack
+   * lines (a query that finds nothing) are no news. */
+  g_info ("libbpf: %s", msg);
+  return 0;
+}
+
+void
+wf_tc_bpf_route_libbpf_log (void)
+{
+  libbpf_set_print (print_libbpf);
+}
+
 static gboolean
 wants (const WfTcBpfSpec *spec, int k)
 {
@@ -185,7 +206,7 @@ wf_tc_bpf_detach_ifname (const WfTcBpfSpec *spec, const char *ifname, gboolean r
   if (!ifindex)
     return TRUE;
   for (int k = 0; k < 2; k++)
-    which[k] = ours (spec, ifindex, k);
+    which[k] = wants (spec, k) && ours (spec, ifindex, k);
   return detach_index (spec, ifindex, ifname, which, remove_clsact, error);
 }
 
@@ -194,7 +215,8 @@ wf_tc_bpf_attached (const WfTcBpfSpec *spec, const char *ifname)
 {
   int ifindex = (int) if_nametoindex (ifname);
 
-  return ifindex && (ours (spec, ifindex, 0) || ours (spec, ifindex, 1));
+  return ifindex && ((wants (spec, 0) && ours (spec, ifindex, 0)) ||
+                     (wants (spec, 1) && ours (spec, ifindex, 1)));
 }
 
 int

@@ -33,6 +33,10 @@ typedef struct {
   gboolean attached[2];      /* ingress, egress */
 } WfTcBpfLink;
 
+/* libbpf's messages to the journal at info level (the errors reach the
+ * callers as GErrors); process-wide, as libbpf's printer is. */
+void     wf_tc_bpf_route_libbpf_log (void);
+
 /* A GError "<what>: <doing>: <strerror>" with a hint for EPERM and the
  * like. */
 void     wf_tc_bpf_set_error (GError **error, const char *what, int err, const char *doing);
@@ -50,7 +54,7 @@ gboolean wf_tc_bpf_detach (WfTcBpfLink *link, GError **error);
  * An interface that is gone took them with it: not an error. */
 gboolean wf_tc_bpf_detach_ifname (const WfTcBpfSpec *spec, const char *ifname,
                                   gboolean remove_clsact, GError **error);
-/* Whether ifname has a filter of the spec's at one of its points. */
+/* Whether ifname has a filter of the spec's at one of the spec's points. */
 gboolean wf_tc_bpf_attached (const WfTcBpfSpec *spec, const char *ifname);
 
 /* The sum over every CPU of entry `key` of a per-CPU array of u64:
