@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "wlanfair-ackprio.skel.h"
+#include "wlanfair-actuator.h"   /* the state's group names */
 #include "wlanfair-error.h"
 #include "wlanfair-tc-bpf.h"
 
@@ -92,7 +93,7 @@ wf_ack_prio_start (const char *ifname, WfApdState *state, GError **error)
   gboolean created = FALSE;
 
   ap->state = state;
-  ap->group = g_strdup_printf ("%s:%s", WF_ACK_PRIO_NAME, ifname);
+  ap->group = wf_actuator_group (WF_ACK_PRIO_NAME, ifname);
   if (!(ap->skel = load (error)))
     return NULL;
   /* Recorded first: a crash from here on leaves a filter that restore
@@ -116,7 +117,7 @@ wf_ack_prio_start (const char *ifname, WfApdState *state, GError **error)
 gboolean
 wf_ack_prio_restore (const char *ifname, WfApdState *state, GError **error)
 {
-  g_autofree char *group = g_strdup_printf ("%s:%s", WF_ACK_PRIO_NAME, ifname);
+  g_autofree char *group = wf_actuator_group (WF_ACK_PRIO_NAME, ifname);
   g_autofree char *filters = wf_apd_state_get (state, group, "filters");
   g_autofree char *clsact = wf_apd_state_get (state, group, "clsact");
 
@@ -149,17 +150,12 @@ wf_ack_prio_stop (WfAckPrio *ap, GError **error)
 gboolean
 wf_ack_prio_counters (WfAckPrio *ap, guint64 out[WF_ACKPRIO_N], GError **error)
 {
-  int fd = bpf_map__fd (ap->skel->maps.counters);
+  int err = wf_tc_bpf_percpu_sums (bpf_map__fd (ap->skel->maps.counters), WF_ACKPRIO_N, out);
 
-  for (guint32 k = 0; k < WF_ACKPRIO_N; k++)
+  if (err)
     {
-      int err = wf_tc_bpf_percpu_sum (fd, k, &out[k]);
-
-      if (err)
-        {
-          wf_tc_bpf_set_error (error, WF_ACK_PRIO_NAME, err, "reading the counters");
-          return FALSE;
-        }
+      wf_tc_bpf_set_error (error, WF_ACK_PRIO_NAME, err, "reading the counters");
+      return FALSE;
     }
   return TRUE;
 }

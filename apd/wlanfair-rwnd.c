@@ -226,17 +226,12 @@ wf_rwnd_flows (WfRwnd *rw, GError **error)
 gboolean
 wf_rwnd_other_bytes (WfRwnd *rw, guint64 bytes[WF_RWND_OTHER_N], GError **error)
 {
-  int fd = bpf_map__fd (rw->skel->maps.other);
+  int err = wf_tc_bpf_percpu_sums (bpf_map__fd (rw->skel->maps.other), WF_RWND_OTHER_N, bytes);
 
-  for (guint32 k = 0; k < WF_RWND_OTHER_N; k++)
+  if (err)
     {
-      int err = wf_tc_bpf_percpu_sum (fd, k, &bytes[k]);
-
-      if (err)
-        {
-          set_errno_error (error, err, "reading the non-TCP counters");
-          return FALSE;
-        }
+      set_errno_error (error, err, "reading the non-TCP counters");
+      return FALSE;
     }
   return TRUE;
 }

@@ -220,18 +220,21 @@ wf_tc_bpf_attached (const WfTcBpfSpec *spec, const char *ifname)
 }
 
 int
-wf_tc_bpf_percpu_sum (int map_fd, guint32 key, guint64 *sum)
+wf_tc_bpf_percpu_sums (int map_fd, guint32 n, guint64 *sums)
 {
   int ncpu = libbpf_num_possible_cpus ();
   g_autofree guint64 *per_cpu = NULL;
 
-  *sum = 0;
   if (ncpu <= 0)
     return -ncpu;
   per_cpu = g_new0 (guint64, ncpu);
-  if (bpf_map_lookup_elem (map_fd, &key, per_cpu) < 0)
-    return errno;
-  for (int c = 0; c < ncpu; c++)
-    *sum += per_cpu[c];
+  for (guint32 k = 0; k < n; k++)
+    {
+      sums[k] = 0;
+      if (bpf_map_lookup_elem (map_fd, &k, per_cpu) < 0)
+        return errno;
+      for (int c = 0; c < ncpu; c++)
+        sums[k] += per_cpu[c];
+    }
   return 0;
 }

@@ -57,8 +57,8 @@ gboolean wf_tc_bpf_detach_ifname (const WfTcBpfSpec *spec, const char *ifname,
 /* Whether ifname has a filter of the spec's at one of the spec's points. */
 gboolean wf_tc_bpf_attached (const WfTcBpfSpec *spec, const char *ifname);
 
-/* The sum over every CPU of entry `key` of a per-CPU array of u64:
- * 0, or the errno. */
-int      wf_tc_bpf_percpu_sum (int map_fd, guint32 key, guint64 *sum);
+/* sums[k]: entry k of a per-CPU array of u64 summed over every CPU, for
+ * k < n. 0, or the errno. */
+int      wf_tc_bpf_percpu_sums (int map_fd, guint32 n, guint64 *sums);
 
 G_END_DECLS
