@@ -308,9 +308,19 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
     }
   if (g_str_equal (key, "floor"))
     {
+      WfApdControlParams defaults;
+
+      if (g_str_equal (v, "auto"))
+        {
+          wf_apd_control_params_init (&defaults);
+          p->floor_bps = defaults.floor_bps;
+          p->floor_auto = TRUE;
+          return TRUE;
+        }
       if (!parse_range (v, WF_NUMBER_SI | WF_NUMBER_POSITIVE, 64e3, 10e9, &d))
-        return invalid (error, "floor '%s' must be a rate in bit/s from 64k to 10G", v);
+        return invalid (error, "floor '%s' must be auto or a rate in bit/s from 64k to 10G", v);
       p->floor_bps = d;
+      p->floor_auto = FALSE;
       return TRUE;
     }
   if (g_str_equal (key, "idle"))

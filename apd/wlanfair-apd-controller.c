@@ -31,6 +31,7 @@ wf_apd_control_params_init (WfApdControlParams *p)
     .period_s = 1.0,
     .idle_bps = 100e3,
     .floor_bps = 1e6,
+    .floor_auto = TRUE,
     .max_delay_us = 200000,
     .pi_kp = 3.0,
     .pi_ki = 0.8,

@@ -25,7 +25,9 @@ typedef struct {
   double         target_jain;    /* 0.97 */
   double         period_s;       /* 1 s: one control round */
   double         idle_bps;       /* below: the station has no demand */
-  double         floor_bps;      /* no rate cap below this */
+  double         floor_bps;      /* no rate cap below this ... */
+  gboolean       floor_auto;     /* ... or below half the station's share,
+                                  * where that is less (floor=auto) */
   guint32        max_delay_us;   /* delay knob: ceiling */
   /* pi: the published gains and period */
   double         pi_kp, pi_ki;   /* 3, 0.8 (F in percent -> ms) */

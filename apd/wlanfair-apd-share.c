@@ -37,6 +37,7 @@
 #define WINDOW_NO_COSTS 3         /* ... where no station's cost is known */
 #define PRESSING 0.80              /* x / cap above: the cap holds it */
 #define RAMP_GROWTH 1.10          /* used above this x the window's max: ramping */
+#define AUTO_FLOOR_SHARE 0.5      /* floor=auto: down to this x the share */
 
 typedef struct {
   double  cap_bps;          /* 0: none */
@@ -77,6 +78,19 @@ window_max (const Share *p, guint rounds)
   for (guint k = 1; k <= MIN (rounds, p->n_used); k++)
     m = MAX (m, p->used[(p->next + WINDOW - k) % WINDOW]);
   return m;
+}
+
+/* The floor keeps a cap from going below what TCP needs to keep going
+ * when a share is misread. A fixed 1 Mbit/s sat above every share of a
+ * dense slow cell (20 stations in 10 Mbit/s: 0.37 each), so no cap was
+ * ever set there; floor=auto lets it down to half the share, not below
+ * what the actuators go to. */
+static double
+floor_for (const WfApdControlParams *prm, double share)
+{
+  if (!prm->floor_auto)
+    return prm->floor_bps;
+  return MIN (prm->floor_bps, MAX (AUTO_FLOOR_SHARE * share, WF_ACTUATOR_RATE_FLOOR_BPS));
 }
 
 static guint32
@@ -274,10 +288,10 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
               cap = MAX (cap, 0.5 * x[i]);
               if (st->cap_bps > 0)
                 cap = MIN (cap, 2 * st->cap_bps);
-              st->cap_bps = MAX (cap, prm->floor_bps);
+              double floor_bps = floor_for (prm, share);
+              st->cap_bps = MAX (cap, floor_bps);
               d->setting.limited = TRUE;
-              wf_apd_split_cap (s, prm->directions, st->cap_bps, prm->floor_bps,
-                                &d->setting);
+              wf_apd_split_cap (s, prm->directions, st->cap_bps, floor_bps, &d->setting);
               d->why = x[i] > (1 + MARGIN) * share ? "above its share" : "held at its share";
             }
           else

@@ -37,6 +37,8 @@ test_defaults (void)
   g_assert_false (c.insecure_unsigned);
   g_assert_false (c.ack_priority);
   g_assert_cmpfloat (c.control.target_jain, ==, 0.97);
+  g_assert_true (c.control.floor_auto);
+  g_assert_cmpfloat (c.control.floor_bps, ==, 1e6);
   /* No interface: refused with the fix. */
   g_assert_false (wf_apd_config_check (&c, &error));
   g_assert_nonnull (strstr (error->message, "interface="));
@@ -75,6 +77,7 @@ test_file (void)
   g_assert_cmpint (c.control.objective, ==, WF_APD_OBJECTIVE_AIRTIME);
   g_assert_cmpint (c.control.directions, ==, WF_APD_DIR_UP);
   g_assert_cmpfloat (c.control.floor_bps, ==, 2e6);
+  g_assert_false (c.control.floor_auto);
   g_assert_cmpuint (c.control.max_delay_us, ==, 150000);
   g_assert_cmpint (c.port, ==, 7456);
   g_assert_cmpstr (c.textfile_dir, ==, "");
@@ -83,6 +86,27 @@ test_file (void)
   g_assert_cmpfloat (wf_apd_config_weight (&c, other), ==, 1.0);
   wf_apd_config_clear (&c);
   g_unlink (path);
+}
+
+/* floor=auto (the default) and a fixed floor switch back and forth. */
+static void
+test_floor (void)
+{
+  WfApdConfig c;
+  g_autoptr(GError) error = NULL;
+
+  wf_apd_config_init (&c);
+  g_assert_true (wf_apd_config_set (&c, "floor", "300k", &error));
+  g_assert_no_error (error);
+  g_assert_false (c.control.floor_auto);
+  g_assert_cmpfloat (c.control.floor_bps, ==, 300e3);
+  g_assert_true (wf_apd_config_set (&c, "floor", "auto", &error));
+  g_assert_no_error (error);
+  g_assert_true (c.control.floor_auto);
+  g_assert_cmpfloat (c.control.floor_bps, ==, 1e6);
+  g_assert_false (wf_apd_config_set (&c, "floor", "automatic", &error));
+  g_assert_nonnull (strstr (error->message, "auto or a rate"));
+  wf_apd_config_clear (&c);
 }
 
 static void
@@ -246,6 +270,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apd/config/file", test_file);
   g_test_add_func ("/apd/config/port-rates", test_port_rates);
   g_test_add_func ("/apd/config/bad-values", test_bad_values);
+  g_test_add_func ("/apd/config/floor", test_floor);
   g_test_add_func ("/apd/config/file-errors", test_file_errors);
   g_test_add_func ("/apd/config/combination", test_combination);
   g_test_add_func ("/apd/config/rwnd-keys", test_rwnd_keys);

@@ -246,6 +246,47 @@ test_tcp_unfair (void)
   assert_converged (&o, 10, 0.95 * uncontrolled);
 }
 
+/* A dense slow cell: 20 stations in 10 Mbit/s, the uploads pulling four
+ * times harder. The equal share (0.5 Mbit/s) is below the 1 Mbit/s
+ * floor: with that floor fixed no cap binds; floor=auto gets there. */
+static void
+test_dense_slow (void)
+{
+  for (int automatic = 0; automatic <= 1; automatic++)
+    {
+      g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_PULL, 21);
+      for (guint i = 0; i < 20; i++)
+        wf_apd_plant_add_pull (plant, 10 * MBIT, i < 10 ? WF_APD_DIR_UP : WF_APD_DIR_DOWN,
+                               INFINITY, i < 10 ? 4.0 : 1.0);
+      wf_apd_plant_settle (plant);
+      double uncontrolled = wf_apd_plant_total (plant);
+      g_assert_cmpfloat (wf_apd_plant_jain (plant), <, 0.8);
+
+      WfApdControlParams prm;
+      g_autoptr(GError) error = NULL;
+      wf_apd_control_params_init (&prm);
+      g_assert_true (prm.floor_auto);
+      prm.floor_auto = automatic;
+      g_autoptr(WfApdController) c = wf_apd_controller_new ("share", &prm, &error);
+      g_assert_no_error (error);
+      Outcome o = run (plant, c, 0, 60);
+      if (automatic)
+        {
+          assert_converged (&o, 15, 0.95 * uncontrolled);
+          /* Held at the share, not at the floor. */
+          for (guint i = 0; i < 10; i++)
+            g_assert_cmpfloat (wf_apd_plant_rate (plant, i), <, 0.6 * MBIT);
+        }
+      else
+        {
+          g_test_message ("floor=1M: settled at %d, Jain %.3f", o.settled,
+                          wf_apd_plant_jain (plant));
+          g_assert_cmpint (o.settled, <, 0);
+          g_assert_cmpfloat (wf_apd_plant_jain (plant), <, 0.8);
+        }
+    }
+}
+
 /* The same cell through the delay actuator: slower (a delay changes a
  * TCP share only through the RTT), but it must get there. */
 static void
@@ -473,6 +514,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apd/controller/app-limited-at-cap", test_app_limited_at_cap);
   g_test_add_func ("/apd/controller/tcp-unfair", test_tcp_unfair);
   g_test_add_func ("/apd/controller/tcp-unfair-delay", test_tcp_unfair_delay);
+  g_test_add_func ("/apd/controller/dense-slow", test_dense_slow);
   g_test_add_func ("/apd/controller/join-leave", test_join_leave);
   g_test_add_func ("/apd/controller/satisfied-silent", test_satisfied_silent);
   g_test_add_func ("/apd/controller/satisfied-reported", test_satisfied_reported);
