@@ -26,12 +26,14 @@
  * station per round for noise would only churn the state file. */
 #define RATE_DEADBAND   0.02
 #define DELAY_DEADBAND_US 500
+#define LOG_MOVE        0.25   /* a limit that moves this much is logged again */
 
 typedef struct {
   WfApdApplied  applied;
   WfApdCounters counters;
   const char   *logged_why;    /* the decision last said in the journal */
   gboolean      logged_limited;
+  double        logged_size;   /* ... and the limit it logged */
   gboolean      set_failed;    /* said once until it works again */
 } StaState;
 
@@ -418,18 +420,42 @@ describe_setting (WfActuatorKnob knob, const WfActuatorSetting *s)
     }
 }
 
-/* One journal line per decision change (not per cap move). */
+/* How much a setting limits, in the knob's unit, to tell a move. */
+static double
+setting_size (WfActuatorKnob knob, const WfActuatorSetting *s)
+{
+  switch (knob)
+    {
+    case WF_ACTUATOR_KNOB_RATE:
+      return s->rate_down_bps + s->rate_up_bps;
+    case WF_ACTUATOR_KNOB_DELAY:
+      return s->delay_us;
+    case WF_ACTUATOR_KNOB_WEIGHT:
+    default:
+      return s->weight;
+    }
+}
+
+/* One journal line when a station becomes limited or free, when a free
+ * one's reason changes, or when a limit moves by LOG_MOVE. A held
+ * station's reason alone ("above its share", "held at its share") flips
+ * every round as its goodput crosses its share: logged, that was a line
+ * per station per second (20 a second in a 20-station cell). */
 static void
 log_decision (WfApdDaemon *d, const WfApdStation *s, const WfApdDecision *dec, StaState *st)
 {
   const char *why = dec->why ? dec->why : "";
+  double size = setting_size (d->config->control.knob, &dec->setting);
   g_autofree char *what = NULL;
 
-  if (st->logged_why && g_str_equal (st->logged_why, why) &&
-      st->logged_limited == dec->setting.limited)
+  if (st->logged_why && st->logged_limited == dec->setting.limited &&
+      (dec->setting.limited
+         ? fabs (size - st->logged_size) <= LOG_MOVE * MAX (size, st->logged_size)
+         : g_str_equal (st->logged_why, why)))
     return;
   st->logged_why = why;
   st->logged_limited = dec->setting.limited;
+  st->logged_size = size;
   what = describe_setting (d->config->control.knob, &dec->setting);
   g_message ("%s%sstation %s%s%s%s: %s%s: %s (share %.1f Mbit/s, goodput %.1f)",
              d->mode == WF_APD_MODE_CONTROL ? "" : wf_apd_mode_name (d->mode),
