@@ -251,11 +251,11 @@ void BPF_PROG (ackloss_cubic_in_ack_event, struct sock *sk, __u32 flags)
 
   if (al_ack (sk, WF_CC_CUBIC, &cwnd))
     {
-      __u32 halved = tp->snd_cwnd;
+      __u32 reduced = tp->snd_cwnd;
 
-      tp->snd_cwnd = cwnd;
+      tp->snd_cwnd = wf_ackloss_cubic_origin (cwnd, reduced);
       cubictcp_recalc_ssthresh (sk);
-      tp->snd_cwnd = halved;
+      tp->snd_cwnd = reduced;
     }
 }
 

@@ -1295,6 +1295,13 @@ test_halve (void)
   g_assert_cmpuint (wf_ackloss_reduce (200, 10000, ~0u, 1), ==, 100);
   g_assert_cmpuint (wf_ackloss_reduce (200, 0, 1000, 1), ==, 100);
   g_assert_cmpuint (wf_ackloss_reduce (G_MAXUINT32, 2000000, 1000000, 1), ==, G_MAXUINT32 / 2);
+  /* CUBIC's loss point: the window before a halving, the drained one */
+  g_assert_cmpuint (wf_ackloss_cubic_origin (200, 100), ==, 200);
+  g_assert_cmpuint (wf_ackloss_cubic_origin (201, 100), ==, 201);
+  g_assert_cmpuint (wf_ackloss_cubic_origin (200, 99), ==, 99);
+  g_assert_cmpuint (wf_ackloss_cubic_origin (200, wf_ackloss_reduce (200, 40000, 10000, 1)), ==, 50);
+  g_assert_cmpuint (wf_ackloss_cubic_origin (200, wf_ackloss_reduce (200, 40000, 10000, 0)), ==, 200);
+  g_assert_cmpuint (wf_ackloss_cubic_origin (3, 2), ==, 3);
 }
 
 /* The state must fit beside CUBIC's 60 bytes in icsk_ca_priv (104): 36
