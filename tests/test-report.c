@@ -38,7 +38,8 @@ make_body (guint n_flows)
     "   \"tx_retries\":10,\"tx_failed\":1,\"beacon_loss\":0},"
     "  \"scans\":{\"count\":2,\"duration_ms\":3400,\"single_ssid\":0,\"wildcard\":2,\"passive\":0,\"in_progress\":false}},"
     " {\"name\":\"eth0\",\"ifindex\":2,\"wifi\":false,\"up\":true,\"goodput_rx_bps\":1e6}"
-    "],\"flows_total\":42,\"sampled_us\":1795322659000000,\"span_s\":1.25}";
+    "],\"flows_total\":42,\"sampled_us\":1795322659000000,"
+    "\"sampled_end_us\":1795322659003000,\"span_s\":1.25}";
   g_autoptr(JsonNode) root = json_from_string (text, NULL);
   JsonObject *o;
   JsonArray *flows;
@@ -255,6 +256,8 @@ test_seal_round_trip (void)
       g_assert_cmpuint (v->flows_total, ==, 42);
       g_assert_true (v->has_sampled && v->has_span);
       g_assert_cmpint (v->sampled_us, ==, G_GINT64_CONSTANT (1795322659000000));
+      g_assert_true (v->has_sampled_end);
+      g_assert_cmpint (v->sampled_end_us, ==, G_GINT64_CONSTANT (1795322659003000));
       g_assert_cmpfloat (v->span_s, ==, 1.25);
       g_assert_cmpuint (v->n_flows, ==, 3);
       g_assert_cmpuint (v->flows_dropped, ==, 0);
@@ -888,6 +891,12 @@ test_parse_absurd (void)
     /* sampled_us, span_s: optional; a clock like time_us, a span > 0. */
     { "\"sampled_us\":1795322659000000,\"span_s\":0.98", WF_REPORT_OK },
     { "\"sampled_us\":0", WF_REPORT_REJECT_RANGE },
+    /* sampled_end_us: the dump's end, never before its start. */
+    { "\"sampled_us\":1795322659000000,\"sampled_end_us\":1795322659004000", WF_REPORT_OK },
+    { "\"sampled_us\":1795322659000000,\"sampled_end_us\":1795322658999999",
+      WF_REPORT_REJECT_RANGE },
+    { "\"sampled_end_us\":1795322659004000", WF_REPORT_REJECT_RANGE },
+    { "\"sampled_us\":1795322659000000,\"sampled_end_us\":\"x\"", WF_REPORT_REJECT_FIELD },
     { "\"sampled_us\":1.5e15", WF_REPORT_REJECT_FIELD },
     { "\"span_s\":0", WF_REPORT_REJECT_RANGE },
     { "\"span_s\":-1", WF_REPORT_REJECT_RANGE },

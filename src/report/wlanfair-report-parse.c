@@ -345,6 +345,12 @@ parse_body (WfReportCheck *c, JsonObject *o, WfReportView *v)
   if (!wf_report_check_int (c, o, "sampled_us", FALSE, G_GINT64_CONSTANT (1000000000000000),
                 G_GINT64_CONSTANT (100000000000000000), &v->has_sampled, &v->sampled_us))
     return FALSE;
+  if (!wf_report_check_int (c, o, "sampled_end_us", FALSE, G_GINT64_CONSTANT (1000000000000000),
+                G_GINT64_CONSTANT (100000000000000000), &v->has_sampled_end, &v->sampled_end_us))
+    return FALSE;
+  if (v->has_sampled_end && (!v->has_sampled || v->sampled_end_us < v->sampled_us))
+    return wf_report_check_fail (c, WF_REPORT_REJECT_RANGE,
+                                 "sampled_end_us without sampled_us, or before it");
   if (!wf_report_check_number (c, o, "span_s", FALSE, 0.001, 3600, &v->has_span, &v->span_s))
     return FALSE;
   if (!wf_report_check_int (c, o, "flows_total", FALSE, 0, G_MAXINT64, &v->has_flows_total, &i64))

@@ -172,6 +172,7 @@ typedef struct {
   char      boot[17];
   double    interval_s;
   gboolean  has_sampled;    gint64 sampled_us;  /* the rates' end, sender's clock */
+  gboolean  has_sampled_end; gint64 sampled_end_us; /* the flow dump's end, >= sampled_us */
   gboolean  has_span;       double span_s;      /* the seconds they cover */
   gboolean  authenticated;  /* a mac was present and verified */
   GArray   *ifaces;         /* WfReportIface */

@@ -519,7 +519,7 @@ wf_sampler_sample (WfSampler *s)
   g_autoptr(GArray) wifi = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) tcp = NULL;
-  gint64 now, flows_real;
+  gint64 now, flows_real, flows_end;
   gboolean links_ok, any_wifi = FALSE;
 
   s->gen++;
@@ -540,6 +540,7 @@ wf_sampler_sample (WfSampler *s)
    * sums of the interfaces; their own time stamp, taken at their dump. */
   flows_real = g_get_real_time ();
   s->flows_ok = wf_flows_sample (s->flows, g_get_monotonic_time (), &error);
+  flows_end = g_get_real_time ();
   if (!s->flows_ok)
     {
       say (s, G_LOG_LEVEL_WARNING, "sockdiag", "TCP flows unavailable: %s", error->message);
@@ -563,6 +564,10 @@ wf_sampler_sample (WfSampler *s)
        * interval_s, and the report is sealed later still (nl80211, send),
        * so time_us alone misplaces them by up to seconds under load. */
       json_object_set_int_member (body, "sampled_us", flows_real);
+      /* A stall inside the dump (a loaded or emulated machine) lets
+       * sockets be read well after sampled_us: both ends tell a receiver
+       * how sharp the boundary is. */
+      json_object_set_int_member (body, "sampled_end_us", MAX (flows_end, flows_real));
       if (wf_flows_span (s->flows) > 0)
         json_object_set_double_member (body, "span_s", wf_flows_span (s->flows));
     }

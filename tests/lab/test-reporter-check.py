@@ -69,6 +69,7 @@ class Run:
                 stamp = s + rnd.uniform(0.05, 0.9)
                 body = {"boot": "b1", "seq": seq, "time_us": int(stamp * 1e6),
                         "sampled_us": int(s * 1e6), "span_s": s - prev,
+                        "sampled_end_us": int((s + rnd.uniform(0.0002, 0.004)) * 1e6),
                         "interval_s": 1.0, "flows": flows,
                         "interfaces": [{"name": "wlan1", "goodput_tx_bps": bps,
                                         "station": {"signal_dbm": -30, "ssid": "lab"}}]}
@@ -145,6 +146,31 @@ class ReporterCheck(unittest.TestCase):
                         self.assertGreater(abs(self.check(run)["ratio_flow"] - 1), 0.01)
                     finally:
                         rc.BRACKET = old
+
+    def test_slow_dump_at_a_run_end_trims_the_run(self):
+        # A stall inside one report's flow dump: the sockets were read 1.3 s
+        # after its sampled_us, so its span carries the bytes of 1.3 s more
+        # (what one CI run showed), and the next report was lost, so that
+        # instant ends a run. With sampled_end_us the span drops out; a
+        # reporter that did not say (old) or a check that ignored it would
+        # be off by several percent.
+        run = Run(8, stall_p=0)
+        ordered = sorted(run.reports, key=lambda r: r["report"]["seq"])
+        b = ordered[15]["report"]
+        tb = b["sampled_us"] / 1e6
+        late = (run.received(tb + 1.3) - run.received(tb - b["span_s"])) * 8 / b["span_s"]
+        b["interfaces"][0]["goodput_tx_bps"] = late
+        for f in b["flows"]:
+            f["goodput_tx_bps"] = late
+        b["sampled_end_us"] = b["sampled_us"] + 1_300_000
+        run.reports.remove(ordered[16])
+        res = self.check(run)
+        self.assertEqual(res["spans_blurred"], 1)
+        self.assertAlmostEqual(res["ratio_flow"], 1.0, delta=0.005)
+        del b["sampled_end_us"]
+        res = self.check(run)
+        self.assertEqual(res["spans_blurred"], 0)
+        self.assertGreater(res["ratio_flow"], 1.02)
 
     def test_unplaced_reports_give_no_ratio(self):
         # A reporter without sampled_us/span_s: its rates have no place in

@@ -13,6 +13,11 @@ got in the same span. Only spans inside the flow's middle count (EDGE s in
 from its first and last data as the receiver saw them: slow start, and the
 last partial period the reporter never samples because the socket is gone).
 A report without sampled_us and span_s counts as unplaced, not covered.
+A run of spans is also trimmed from an end whose flow dump took longer
+than DUMP_BLUR (sampled_us to sampled_end_us): the sockets were read
+that much after the stamp, and the bytes acknowledged meanwhile land on
+the wrong side of it (a 1.3-s stall inside a dump shifted 2.6 MB of 45,
+ratio 1.058, in one CI run).
 
 Why this and not iperf3's intervals or volumes: iperf3's client intervals
 count bytes written to the socket (ahead of acknowledged bytes by what the
@@ -35,6 +40,7 @@ EDGE = 2.0
 BRACKET = 0.2   # s: the widest gap between AP samples a run's end may fall in
 MIN_COVERED_S = 8.0
 CONTIGUOUS = 0.005  # s: a span starting this close to the last one's end follows it
+DUMP_BLUR = 0.05    # s: a flow dump taking longer leaves its instant unsharp
 FLOW_PORT = ":5201"
 
 
@@ -106,6 +112,14 @@ def flow_bps(body):
                if f.get("dst", "").endswith(FLOW_PORT))
 
 
+def dump_blur(body):
+    """Seconds the report's flow dump took (0 without sampled_end_us:
+    reporters before it)."""
+    if "sampled_end_us" not in body or "sampled_us" not in body:
+        return 0.0
+    return max(body["sampled_end_us"] - body["sampled_us"], 0) / 1e6
+
+
 def compare(wifi, series, window):
     """wifi: [(body, interface entry)]. Sums over the reports whose span
     lies inside window: reported bytes (interface, flow) and received.
@@ -115,13 +129,18 @@ def compare(wifi, series, window):
     samples close around them; a run is trimmed from an end that falls
     in a gap of those samples (the transfer comes in bursts under
     emulation, up to 60 Mbit/s for half a second after a near stop, and a
-    line across a long gap missed by megabytes)."""
+    line across a long gap missed by megabytes), or whose flow dump took
+    longer than DUMP_BLUR (the reporter's side of the same instant)."""
     lo, hi = window
     out = {"spans": 0, "covered_s": 0.0, "iface_bytes": 0.0, "flow_bytes": 0.0,
-           "truth_bytes": 0.0, "reports_missing": 0, "unplaced": 0, "unbracketed": 0}
+           "truth_bytes": 0.0, "reports_missing": 0, "unplaced": 0, "unbracketed": 0,
+           "blurred": 0}
     for boot in {b["boot"] for b, _ in wifi}:
         seqs = sorted({b["seq"] for b, _ in wifi if b["boot"] == boot})
         out["reports_missing"] += seqs[-1] - seqs[0] + 1 - len(seqs)
+    # A span starts at the previous report's dump: its blur, where that
+    # report arrived (a lost one's is unknown, taken as sharp).
+    blur = {(b["boot"], b["seq"]): dump_blur(b) for b, _ in wifi}
     spans = []
     for body, itf in wifi:
         if "sampled_us" not in body or "span_s" not in body:
@@ -130,7 +149,8 @@ def compare(wifi, series, window):
         tb = body["sampled_us"] / 1e6
         ta = tb - body["span_s"]
         if lo <= ta < tb <= hi:
-            spans.append((ta, tb, itf.get("goodput_tx_bps", 0), flow_bps(body)))
+            spans.append((ta, tb, itf.get("goodput_tx_bps", 0), flow_bps(body),
+                          blur.get((body["boot"], body["seq"] - 1), 0.0), dump_blur(body)))
     spans.sort()
     runs = []
     for sp in spans:
@@ -139,16 +159,26 @@ def compare(wifi, series, window):
         else:
             runs.append([sp])
     for run in runs:
-        while run and received_at(series, run[0][0]) is None:
+        while run:
+            if received_at(series, run[0][0]) is None:
+                out["unbracketed"] += 1
+            elif run[0][4] > DUMP_BLUR:
+                out["blurred"] += 1
+            else:
+                break
             run.pop(0)
-            out["unbracketed"] += 1
-        while run and received_at(series, run[-1][1]) is None:
+        while run:
+            if received_at(series, run[-1][1]) is None:
+                out["unbracketed"] += 1
+            elif run[-1][5] > DUMP_BLUR:
+                out["blurred"] += 1
+            else:
+                break
             run.pop()
-            out["unbracketed"] += 1
         if not run:
             continue
         out["truth_bytes"] += received_at(series, run[-1][1]) - received_at(series, run[0][0])
-        for ta, tb, iface_bps, fl_bps in run:
+        for ta, tb, iface_bps, fl_bps, _, _ in run:
             out["spans"] += 1
             out["covered_s"] += tb - ta
             out["iface_bytes"] += iface_bps * (tb - ta) / 8
@@ -192,7 +222,7 @@ def check(reports, ip, recv_lines, ifname):
     c = compare(wifi, series, window)
     res.update({"spans_in_window": c["spans"], "covered_s": round(c["covered_s"], 2),
                 "reports_missing": c["reports_missing"], "reports_unplaced": c["unplaced"],
-                "spans_unbracketed": c["unbracketed"]})
+                "spans_unbracketed": c["unbracketed"], "spans_blurred": c["blurred"]})
     if c["covered_s"]:
         res["reported_goodput_mbps"] = c["iface_bytes"] * 8 / c["covered_s"] / 1e6
         res["reported_flow_goodput_mbps"] = c["flow_bytes"] * 8 / c["covered_s"] / 1e6
