@@ -97,6 +97,35 @@ def fairness(ctl, csv, windows, capacity):
         check=True, capture_output=True, text=True).stdout)
 
 
+def jain(values):
+    """Jain's index of a list (1 for one value or none; 0 if all are 0)."""
+    values = list(values)
+    if len(values) < 2:
+        return 1.0
+    sq = sum(v * v for v in values)
+    return sum(values) ** 2 / (len(values) * sq) if sq else 0.0
+
+
+def direction_parts(flows_bps, series=None, tail_s=0):
+    """What a cell's Jain is made of: Jain within the uploads and within
+    the downloads, and the mean upload over the mean download (1 where the
+    two directions are even); with tail_s, Jain of the flows' means over
+    the last tail_s whole seconds of the series (after slow start and the
+    first rounds of backing off)."""
+    up = [v for n, v in flows_bps.items() if n.startswith("up")]
+    down = [v for n, v in flows_bps.items() if n.startswith("down")]
+    out = {"jain_up": jain(up), "jain_down": jain(down)}
+    if up and down and sum(down) > 0:
+        out["up_over_down"] = (sum(up) / len(up)) / (sum(down) / len(down))
+    if series and tail_s > 0:
+        # The last bin may be partial: left out.
+        tails = {n: v[-tail_s - 1:-1] for n, v in series.items() if n in flows_bps}
+        if tails and all(len(v) == tail_s for v in tails.values()):
+            out["jain_tail"] = jain(sum(v) / tail_s for v in tails.values())
+            out["tail_s"] = tail_s
+    return out
+
+
 def flow_figures(summary, csv):
     """Per-flow means, total, starved flows and each flow's longest stall
     (from the run's series CSV)."""
