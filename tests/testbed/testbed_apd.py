@@ -111,6 +111,10 @@ class Run:
     apd_exit: Optional[int]
     apd_log: str
     errors: List[str] = field(default_factory=list)
+    # The data senders' CCs as iperf3 reported them: the system default
+    # unless the Config names one (a kernel built with BBR as its default
+    # gives BBR senders otherwise).
+    sender_ccs: List[str] = field(default_factory=list)
 
 
 class Cell:
@@ -291,6 +295,8 @@ class Cell:
                             "-t", "%g" % dur, "-i", "1", "--json", "--connect-timeout", "5000"]
                     if f.direction == "down":
                         args.append("-R")
+                    if self.cfg.cc:
+                        args += ["-C", self.cfg.cc]
                     if f.parallel > 1:
                         args += ["-P", str(f.parallel)]
                     s["launched"] = time.monotonic() - t0
@@ -332,10 +338,14 @@ class Cell:
 
         goodput: Dict[int, List[float]] = {}
         errors = []
+        sender_ccs = set()
         for s in specs:
             f = s["flow"]
             recv = "server" if f.direction == "up" else "client"
             ivs, err, _ = read_intervals(s["stem"] + ".%s.json" % recv)
+            _, _, end = read_intervals(s["stem"] + ".client.json")
+            if end.get("sender_tcp_congestion"):
+                sender_ccs.add(end["sender_tcp_congestion"])
             if err:
                 errors.append("iperf3 %s of station %d at %g s: %s" % (recv, f.station, f.start, err))
             bins = rebin(ivs, s["launched"], seconds) if s["launched"] is not None else [0.0] * seconds
@@ -349,7 +359,7 @@ class Cell:
         with open(os.path.join(rdir, "rounds.json"), "w") as f:
             json.dump(rounds, f)
         return Run(seconds, flows, list(self.macs), goodput, sg, sj, rounds, settings, code,
-                   log_text, errors)
+                   log_text, errors, sorted(sender_ccs))
 
 
 def compact_round(st: dict, wall0: float, macs: List[str]) -> dict:
