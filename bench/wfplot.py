@@ -558,7 +558,8 @@ def ap_controller_dynamic(res, path):
     axes[0][1].legend(loc="center right")
     axes[1][1].legend(loc="lower right", fontsize=7, ncol=3)
     title(fig, f"wlanfair-apd, dynamic stations (emulated BSS, {res['params']['capacity']}bit/s, "
-               f"far frames cost {res['params']['far_cost']:g}x)", res)
+               f"far frames cost {res['params']['far_cost']:g}x, "
+               f"{res['params'].get('cc') or 'the system default CC'})", res)
     fig.tight_layout()
     save(fig, path)
 
@@ -599,9 +600,11 @@ def ap_controller_static(res, path):
     where = ("every station near" if prm["far_cost"] == 1
              else f"half far, K = {prm['far_cost']:g}")
     regime = prm.get("sta_queue", "tsq")
+    # Results from before --cc ran the machine's default CC (BBR here).
+    cc = prm.get("cc") or "the system's default CC"
     title(fig, f"wlanfair-apd, static stations ({where}; {regime} station queues"
                + (f", AP buffer {prm['buffer']}" if "buffer" in prm else "")
-               + f"), {prm['capacity']}bit/s, {prm['duration']} s per run", res)
+               + f"; {cc}), {prm['capacity']}bit/s, {prm['duration']} s per run", res)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     save(fig, path)
 
