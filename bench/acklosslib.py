@@ -18,6 +18,9 @@ BASE = {"ackloss_cubic": "cubic", "ackloss_reno": "reno"}
 NODETECT = {"ackloss_cubic-nodetect": "ackloss_cubic", "ackloss_reno-nodetect": "ackloss_reno"}
 STARVED_SHARE = 0.05        # a flow below 5 % of the equal share is starved
 
+sys.path.insert(0, os.path.join(TOP, "tests", "testbed"))
+from testbed_results import jain  # noqa: E402
+
 
 def build():
     """(wlanfairctl, wlanfair-tcpd) of a release build in build-bench/."""
@@ -97,15 +100,6 @@ def fairness(ctl, csv, windows, capacity):
         check=True, capture_output=True, text=True).stdout)
 
 
-def jain(values):
-    """Jain's index of a list (1 for one value or none; 0 if all are 0)."""
-    values = list(values)
-    if len(values) < 2:
-        return 1.0
-    sq = sum(v * v for v in values)
-    return sum(values) ** 2 / (len(values) * sq) if sq else 0.0
-
-
 def direction_parts(flows_bps, series=None, tail_s=0):
     """What a cell's Jain is made of: Jain within the uploads and within
     the downloads, and the mean upload over the mean download (1 where the
@@ -121,7 +115,7 @@ def direction_parts(flows_bps, series=None, tail_s=0):
         # The last bin may be partial: left out.
         tails = {n: v[-tail_s - 1:-1] for n, v in series.items() if n in flows_bps}
         if tails and all(len(v) == tail_s for v in tails.values()):
-            out["jain_tail"] = jain(sum(v) / tail_s for v in tails.values())
+            out["jain_tail"] = jain([sum(v) / tail_s for v in tails.values()])
             out["tail_s"] = tail_s
     return out
 

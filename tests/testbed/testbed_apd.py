@@ -342,8 +342,9 @@ class Cell:
         for s in specs:
             f = s["flow"]
             recv = "server" if f.direction == "up" else "client"
-            ivs, err, _ = read_intervals(s["stem"] + ".%s.json" % recv)
-            _, _, end = read_intervals(s["stem"] + ".client.json")
+            ivs, err, end = read_intervals(s["stem"] + ".%s.json" % recv)
+            if recv != "client":     # the client's JSON names the sender's CC
+                _, _, end = read_intervals(s["stem"] + ".client.json")
             if end.get("sender_tcp_congestion"):
                 sender_ccs.add(end["sender_tcp_congestion"])
             if err:
