@@ -10,6 +10,7 @@
 #include "wlanfair-actuator.h"
 #ifdef WF_HAVE_ACK_PRIO
 #include "wlanfair-ackprio.h"
+#include "wlanfair-offered.h"
 #endif
 #include "wlanfair-error.h"
 
@@ -254,10 +255,15 @@ wf_actuator_restore_all (WfApdState *state, GError **error)
       const WfActuatorOps *ops = wf_actuator_find (name);
 
 #ifdef WF_HAVE_ACK_PRIO
-      /* Not an actuator, recorded the same way. */
-      if (colon && colon[1] && g_str_equal (name, WF_ACK_PRIO_NAME))
+      /* Not actuators, recorded the same way. */
+      gboolean (*restore_owned) (const char *, WfApdState *, GError **) =
+        !colon || !colon[1] ? NULL
+        : g_str_equal (name, WF_ACK_PRIO_NAME) ? wf_ack_prio_restore
+        : g_str_equal (name, WF_OFFERED_NAME) ? wf_offered_restore : NULL;
+
+      if (restore_owned)
         {
-          if (wf_ack_prio_restore (colon + 1, state, &local) &&
+          if (restore_owned (colon + 1, state, &local) &&
               forget_group (state, name, colon + 1, &local))
             {
               g_message ("%s on %s: restored what an earlier instance changed", name, colon + 1);

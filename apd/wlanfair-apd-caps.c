@@ -19,9 +19,9 @@
 G_STATIC_ASSERT (CAP_BPF == WF_APD_CAP_BPF);
 
 WfApdCaps
-wf_apd_caps_unneeded (const char *actuator, gboolean ack_priority)
+wf_apd_caps_unneeded (const char *actuator, gboolean programs)
 {
-  return g_strcmp0 (actuator, "rwnd") == 0 || ack_priority ? 0 : (WfApdCaps) 1 << CAP_BPF;
+  return g_strcmp0 (actuator, "rwnd") == 0 || programs ? 0 : (WfApdCaps) 1 << CAP_BPF;
 }
 
 static gboolean

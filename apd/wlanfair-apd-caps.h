@@ -17,10 +17,11 @@ G_BEGIN_DECLS
 typedef guint64 WfApdCaps;
 
 /* The capabilities that a run with `actuator` (apd.conf's value, "none"
- * included) and ack-priority= does not need among those the unit may
+ * included) and `programs` (ack-priority= or download-demand= on: BPF
+ * programs of the daemon's own) does not need among those the unit may
  * grant beyond the usual two: CAP_BPF unless the actuator is rwnd or
- * ack-priority is on (both load BPF programs). */
-WfApdCaps wf_apd_caps_unneeded (const char *actuator, gboolean ack_priority);
+ * programs is TRUE. */
+WfApdCaps wf_apd_caps_unneeded (const char *actuator, gboolean programs);
 /* Whether the process has capability `cap` in its permitted set. */
 gboolean  wf_apd_caps_permitted (int cap);
 /* Removes `caps` from every set of the process (ambient too); *dropped

@@ -21,8 +21,20 @@ static const char * const keys[] = {
   "directions", "key", "insecure-unsigned", "bind", "port", "weights",
   "target-jain", "floor", "max-delay", "idle", "tolerance", "report-stale",
   "feed-timeout", "status", "state", "textfile-dir", "port-rates",
-  "carried-reports", "rwnd-policy", "rwnd-capacity", "ack-priority", NULL
+  "carried-reports", "rwnd-policy", "rwnd-capacity", "ack-priority",
+  "download-demand", NULL
 };
+
+gboolean
+wf_apd_config_demand_probe (const WfApdConfig *c)
+{
+#ifdef WF_HAVE_ACK_PRIO
+  return c->download_demand != WF_APD_DEMAND_NO;
+#else
+  (void) c;
+  return FALSE;
+#endif
+}
 
 void
 wf_apd_config_init (WfApdConfig *c)
@@ -72,6 +84,23 @@ invalid (GError **error, const char *fmt, ...)
   *error = g_error_new_valist (WF_ERROR, WF_ERROR_INVALID, fmt, ap);
   va_end (ap);
   return FALSE;
+}
+
+/* auto, or a boolean: 0 auto, 1 yes, 2 no (the order of WfApdCarriedMode
+ * and WfApdDemandProbe). */
+G_STATIC_ASSERT ((int) WF_APD_CARRIED_NO == 2 && (int) WF_APD_DEMAND_NO == 2);
+static gboolean
+parse_auto (const char *key, const char *v, int *out, GError **error)
+{
+  gboolean on;
+
+  if (g_str_equal (v, "auto"))
+    *out = 0;
+  else if (wf_keyfile_parse_bool (key, v, &on, NULL))
+    *out = on ? 1 : 2;
+  else
+    return invalid (error, "%s '%s' must be auto, yes or no", key, v);
+  return TRUE;
 }
 
 /* A number in [min, max] (flags: SI suffix, sign). */
@@ -254,6 +283,15 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
     return wf_keyfile_parse_bool (key, v, &c->insecure_unsigned, error);
   if (g_str_equal (key, "ack-priority"))
     return wf_keyfile_parse_bool (key, v, &c->ack_priority, error);
+  if (g_str_equal (key, "download-demand"))
+    {
+      int m;
+
+      if (!parse_auto (key, v, &m, error))
+        return FALSE;
+      c->download_demand = (WfApdDemandProbe) m;
+      return TRUE;
+    }
   if (g_str_equal (key, "bind"))
     {
       g_autoptr(GInetAddress) a = v[0] ? g_inet_address_new_from_string (v) : NULL;
@@ -272,14 +310,11 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
     }
   if (g_str_equal (key, "carried-reports"))
     {
-      gboolean on;
+      int m;
 
-      if (g_str_equal (v, "auto"))
-        c->carried = WF_APD_CARRIED_AUTO;
-      else if (wf_keyfile_parse_bool (key, v, &on, NULL))
-        c->carried = on ? WF_APD_CARRIED_YES : WF_APD_CARRIED_NO;
-      else
-        return invalid (error, "carried-reports '%s' must be auto, yes or no", v);
+      if (!parse_auto (key, v, &m, error))
+        return FALSE;
+      c->carried = (WfApdCarriedMode) m;
       return TRUE;
     }
   if (g_str_equal (key, "rwnd-policy"))
@@ -415,6 +450,9 @@ wf_apd_config_check (WfApdConfig *c, GError **error)
 #ifndef WF_HAVE_ACK_PRIO
   if (c->ack_priority)
     return invalid (error, "ack-priority=yes needs its BPF program, which this build lacks "
+                    "(no BPF toolchain at build time)");
+  if (c->download_demand == WF_APD_DEMAND_YES)
+    return invalid (error, "download-demand=yes needs its BPF program, which this build lacks "
                     "(no BPF toolchain at build time)");
 #endif
   /* rwnd's keys: never ignored. */

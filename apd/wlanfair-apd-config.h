@@ -25,6 +25,14 @@ typedef enum {
   WF_APD_CARRIED_NO,
 } WfApdCarriedMode;
 
+/* download-demand=: what the AP is handed for each station, counted by
+ * a BPF program (wlanfair-offered.h). */
+typedef enum {
+  WF_APD_DEMAND_AUTO,   /* where the program loads; a warning where not */
+  WF_APD_DEMAND_YES,    /* required: no start without it */
+  WF_APD_DEMAND_NO,
+} WfApdDemandProbe;
+
 typedef struct {
   guint8 mac[6];
   double weight;
@@ -59,8 +67,11 @@ typedef struct {
   WfRwndPolicy rwnd_policy;    /* rwnd-policy= (actuator=rwnd) */
   double      rwnd_capacity_bps; /* rwnd-capacity=, 0: unset */
   gboolean    ack_priority;    /* ack-priority=: pure ACKs, handshakes CS6 */
+  WfApdDemandProbe download_demand; /* download-demand= */
 } WfApdConfig;
 
+/* Whether a start tries the download-demand program at all. */
+gboolean wf_apd_config_demand_probe (const WfApdConfig *config);
 void     wf_apd_config_init (WfApdConfig *config);
 void     wf_apd_config_clear (WfApdConfig *config);
 /* Every key known, every value valid, or an error naming them. */

@@ -4,6 +4,7 @@
 #include "wlanfair-apd-daemon.h"
 #ifdef WF_HAVE_ACK_PRIO
 #include "wlanfair-ackprio.h"
+#include "wlanfair-offered.h"
 #endif
 
 #include <errno.h>
@@ -49,6 +50,8 @@ struct _WfApdDaemon {
   WfApdController *controller;
   WfActuator      *actuator;      /* NULL: actuator=none */
   gpointer         ack_prio;      /* WfAckPrio, NULL: ack-priority=no */
+  gpointer         offered;       /* WfOffered, NULL: download-demand off */
+  gboolean         offered_failing;
   gboolean         may_act;
   char            *observe_reason;
   WfApdMode        mode;
@@ -539,6 +542,38 @@ write_outputs (WfApdDaemon *d, const WfApdView *v)
     }
 }
 
+/* download-demand=: right after the dump, so that both count the same
+ * interval. */
+static void
+read_offered (WfApdDaemon *d)
+{
+#ifdef WF_HAVE_ACK_PRIO
+  g_autoptr(GArray) counts = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!d->offered)
+    return;
+  counts = g_array_new (FALSE, FALSE, sizeof (WfApdOffered));
+  if (!wf_offered_read (d->offered, counts, &error))
+    {
+      if (!d->offered_failing)
+        g_warning ("%s: starved downloads look idle until it can be read again",
+                   error->message);
+      d->offered_failing = TRUE;
+      g_array_set_size (counts, 0);
+    }
+  else if (d->offered_failing)
+    {
+      g_message ("%s: its counts can be read again", WF_OFFERED_NAME);
+      d->offered_failing = FALSE;
+    }
+  /* Unreadable: no station's counts, which resets every window. */
+  wf_apd_stations_update_offered (d->stations, (WfApdOffered *) counts->data, counts->len);
+#else
+  (void) d;
+#endif
+}
+
 static void
 round_run (WfApdDaemon *d)
 {
@@ -569,6 +604,7 @@ round_run (WfApdDaemon *d)
                                  now, left);
       wf_apd_stations_update_neigh (d->stations, neighs);
       forget_left (d, left);
+      read_offered (d);
     }
   else
     {
@@ -672,6 +708,35 @@ on_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+#ifdef WF_HAVE_ACK_PRIO
+/* download-demand=auto: on where it loads, a warning where not; yes: no
+ * start without it. */
+static gboolean
+start_offered (WfApdDaemon *d, GError **error)
+{
+  const WfApdConfig *c = d->config;
+  g_autoptr(WfOffered) o = NULL;
+  g_autoptr(GError) local = NULL;
+
+  if (!wf_apd_config_demand_probe (c))
+    return TRUE;
+  if (!(o = wf_offered_load (&local)) ||
+      !wf_offered_attach (o, c->interface, d->state, &local))
+    {
+      if (c->download_demand == WF_APD_DEMAND_YES)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return FALSE;
+        }
+      g_warning ("%s (download-demand=auto): starved downloads will look idle; "
+                 "download-demand=no says so without this warning", local->message);
+      return TRUE;
+    }
+  d->offered = g_steal_pointer (&o);
+  return TRUE;
+}
+#endif
+
 int
 wf_apd_daemon_run (WfApdDaemon *d)
 {
@@ -686,6 +751,13 @@ wf_apd_daemon_run (WfApdDaemon *d)
   if (c->ack_priority && !(d->ack_prio = wf_ack_prio_start (c->interface, d->state, &error)))
     {
       g_critical ("%s", error->message);
+      return 1;
+    }
+  if (!start_offered (d, &error))
+    {
+      g_critical ("%s", error->message);
+      if (d->ack_prio && !wf_ack_prio_stop (g_steal_pointer (&d->ack_prio), &error))
+        g_critical ("%s (wlanfair-apd --restore retries)", error->message);
       return 1;
     }
 #endif
@@ -721,7 +793,14 @@ wf_apd_daemon_run (WfApdDaemon *d)
       g_clear_error (&error);
     }
 #ifdef WF_HAVE_ACK_PRIO
-  /* After the actuator: a clsact qdisc the actuator kept may be ours. */
+  /* After the actuator (a clsact qdisc the actuator kept may be ours),
+   * in the reverse order of their starts. */
+  if (d->offered && !wf_offered_stop (g_steal_pointer (&d->offered), &error))
+    {
+      g_critical ("%s (wlanfair-apd --restore retries)", error->message);
+      d->exit_code = 1;
+      g_clear_error (&error);
+    }
   if (d->ack_prio && !wf_ack_prio_stop (g_steal_pointer (&d->ack_prio), &error))
     {
       g_critical ("%s (wlanfair-apd --restore retries)", error->message);

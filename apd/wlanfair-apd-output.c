@@ -118,7 +118,9 @@ add_station (JsonBuilder *b, const WfApdView *v, guint i)
       if (s->has_rtt)
         member_double (b, "rtt_s", s->rtt_s);
       member_bool (b, "app_limited", s->app_limited);
+      member_bool (b, "wants_more", s->wants_more);
     }
+  member_bool (b, "waits_at_ap", s->waits_at_ap);
   member_double (b, "weight", s->weight);
   member_bool (b, "counted", d->counted);
   member_bool (b, "satisfied", d->satisfied);
@@ -268,7 +270,7 @@ wf_apd_output_prometheus (const WfApdView *v)
   wf_textfile_family (out, "wlanfair_ap_stations", "gauge", "Stations associated with the AP.");
   sample (out, "wlanfair_ap_stations", "", v->n_stations);
   wf_textfile_family (out, "wlanfair_ap_stations_with_demand", "gauge",
-                      "Stations above the idle rate, among which fairness is measured.");
+                      "Stations with demand (above the idle rate, or waiting for more), among which fairness is measured.");
   sample (out, "wlanfair_ap_stations_with_demand", "", r->n_counted);
   wf_textfile_family (out, "wlanfair_ap_jain_index", "gauge",
                       "Jain's fairness index of the stations with demand (per unit of weight).");

@@ -119,7 +119,7 @@ pi_step (WfApdController *c, const WfApdStation *stations, guint n,
       st[i] = wf_apd_controller_sta (c, s);
       x[i] = wf_apd_station_bps (s, prm->directions);
       ones[i] = 1;
-      active[i] = x[i] >= prm->idle_bps;
+      active[i] = wf_apd_station_active (s, x[i], prm->idle_bps);
       n_active += active[i];
       st[i]->sum_x += x[i];
       st[i]->rounds++;

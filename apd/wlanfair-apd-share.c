@@ -31,6 +31,7 @@
 #define SATURATED 0.92            /* U / U_max above: no spare airtime */
 #define SAT_EXIT_GROWTH 1.25      /* a satisfied station wants more again */
 #define STILL_GROWTH 1.05         /* "did not grow" between two rounds */
+#define STILL_ROUNDS 3            /* ... rounds in a row, with spare airtime */
 #define DELAY_GAIN 0.5
 #define MAX_DELAY_STEP_US 20000
 #define DEFAULT_RTT_S 0.02
@@ -46,6 +47,7 @@ typedef struct {
   double  last_cost;        /* s/bit last round, 0 before */
   gboolean satisfied;
   double  satisfied_x;      /* what it used when found satisfied */
+  guint   still_rounds;     /* rounds in a row it looked satisfied */
 } Sta;
 
 typedef struct {
@@ -148,7 +150,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
       if (cost[i] <= 0)
         cost[i] = mean_cost;
       shape[i] = wf_apd_station_shape (&stations[i], prm->objective, cost[i] / mean_cost);
-      active[i] = x[i] >= prm->idle_bps;
+      active[i] = wf_apd_station_active (&stations[i], x[i], prm->idle_bps);
       Sta *st = wf_apd_controller_sta (c, &stations[i]);
       /* The round's goodput was carried at last round's rate as much as
        * at this one's: the lower cost of the two keeps a station that
@@ -200,12 +202,16 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   double u_max = window_max (p, window);
   gboolean saturated = u_max <= 0 || used >= SATURATED * u_max;
 
-  /* Who has demand. A report that every busy flow is application-limited
-   * settles it; otherwise a station below the level that does not grow
-   * while airtime is spare uses what it wants. It stays satisfied until
-   * it grows by SAT_EXIT_GROWTH: without that memory, the cell would
-   * cap the others, find the station satisfied, lift the caps, find the
-   * cell saturated and cap again, round after round. */
+  /* Who has demand. Frames for it that the AP did not deliver settle it
+   * (demand); then a report, where it speaks: every busy flow
+   * application-limited (satisfied), or a flow it sends on held back by
+   * the path (demand). Otherwise (no report, or a host that
+   * mostly receives: the sender is elsewhere) a station below the level
+   * that does not grow while airtime is spare uses what it wants. It
+   * stays satisfied until it grows by SAT_EXIT_GROWTH: without that
+   * memory, the cell would cap the others, find the station satisfied,
+   * lift the caps, find the cell saturated and cap again, round after
+   * round. */
   double sat_air = 0, dem_air = 0;
   guint n_dem = 0;
   for (guint i = 0; i < n; i++)
@@ -216,20 +222,30 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
       if (!active[i])
         {
           st->satisfied = FALSE;
+          st->still_rounds = 0;
           st->last_x = x[i];
           out[i].why = "idle";
           continue;
         }
-      if (s->reporting && s->trusted)
+      gboolean still = FALSE;
+
+      if (s->waits_at_ap)
+        /* Handed more than it got: whatever its report says of its
+         * sending, a download waits. */
+        st->satisfied = FALSE;
+      else if (s->reporting && s->trusted && (s->app_limited || s->wants_more))
         /* The flag is one sample of tcp_info (the last delivery-rate
          * sample): it reads true now and then for a flow at its cap or
          * at its share. Taken alone it lifted caps for a round (the
          * bench: a 1-s Jain of 0.77-0.87, six times in 240 s). So only
          * a station clearly below its share and not pressing a cap is
          * satisfied by its own word. */
-        st->satisfied = s->app_limited &&
-                        (p->level <= 0 || x[i] < (1 - 2 * MARGIN) * p->level * shape[i]) &&
-                        (st->cap_bps <= 0 || x[i] < PRESSING * st->cap_bps);
+        {
+          st->satisfied = !s->wants_more && s->app_limited &&
+                          (p->level <= 0 || x[i] < (1 - 2 * MARGIN) * p->level * shape[i]) &&
+                          (st->cap_bps <= 0 || x[i] < PRESSING * st->cap_bps);
+          st->satisfied_x = x[i];
+        }
       else if (st->satisfied)
         st->satisfied = x[i] < SAT_EXIT_GROWTH * st->satisfied_x;
       else if (!saturated && p->level > 0 &&
@@ -237,9 +253,16 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
                x[i] <= STILL_GROWTH * st->last_x &&
                (st->cap_bps <= 0 || x[i] < 0.7 * st->cap_bps))
         {
-          st->satisfied = TRUE;
-          st->satisfied_x = x[i];
+          still = TRUE;
+          if (++st->still_rounds >= STILL_ROUNDS)
+            {
+              st->satisfied = TRUE;
+              st->satisfied_x = x[i];
+            }
         }
+      /* In a row: any other round starts the count over. */
+      if (!still || st->satisfied)
+        st->still_rounds = 0;
       demand[i] = !st->satisfied;
       if (demand[i])
         {

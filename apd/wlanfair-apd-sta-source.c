@@ -123,6 +123,9 @@ from_ap_station (const WfApStation *a, WfApdApEntry *e)
   e->tx_mcs = a->sta.has_tx_rate ? a->sta.tx_rate.mcs : -1;
   e->tx_bytes = a->tx_bytes;
   e->rx_bytes = a->rx_bytes;
+  e->has_tx_packets = a->has_tx_packets;
+  e->tx_packets_32bit = TRUE;
+  e->tx_packets = a->tx_packets;
 }
 
 static gboolean
@@ -199,6 +202,8 @@ dump_bridge (WfApdStaSource *src, GArray *entries, GError **error)
         }
       e.tx_bytes = l->tx_bytes;
       e.rx_bytes = l->rx_bytes;
+      e.has_tx_packets = TRUE;
+      e.tx_packets = l->tx_packets;
       g_array_append_val (entries, e);
     }
   return TRUE;

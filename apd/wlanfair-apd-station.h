@@ -68,6 +68,9 @@ typedef struct {
   double    rep_down_bps;     /* goodput received by the host */
   double    rep_up_bps;       /* goodput the host's peers acknowledged */
   gboolean  app_limited;      /* every busy flow of the host is app-limited */
+  gboolean  wants_more;       /* a flow it sends on is held back by the path */
+  gboolean  waits_at_ap;      /* frames handed to the AP for it were not delivered
+                               * (download-demand=): a download that wants more */
   gboolean  has_rtt;  double  rtt_s;   /* goodput-weighted mean flow RTT */
 
   /* the controller's input, filled by the station table */
@@ -81,6 +84,16 @@ wf_apd_format_mac (const guint8 mac[6], char out[18])
 {
   g_snprintf (out, 18, "%02x:%02x:%02x:%02x:%02x:%02x",
               mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+}
+
+/* Whether the controllers count a station at x bit/s: above `idle_bps`,
+ * or below it while it waits for more: its own word that a flow it sends
+ * on waits for the path, or frames for it that the AP did not deliver (a
+ * starved flow moves less than any sensible idle rate). */
+static inline gboolean
+wf_apd_station_active (const WfApdStation *s, double x, double idle_bps)
+{
+  return x >= idle_bps || (s->reporting && s->trusted && s->wants_more) || s->waits_at_ap;
 }
 
 /* Bits per second the controller counts for a station in `dirs`. */

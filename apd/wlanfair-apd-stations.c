@@ -11,6 +11,17 @@
  * over intervals that do not line up. */
 #define REPORT_SLACK_BPS 500e3
 
+/* download-demand=: a station waits at the AP when, over the last
+ * WAIT_ROUNDS rounds, at least WAIT_MIN_FRAMES and WAIT_SHARE of the
+ * frames handed over for it were not delivered. Summed over rounds, what
+ * queued at one end and left at the other cancels out; what is left is
+ * what the AP dropped, and the queue's growth. A starved download is
+ * handed a retransmission every few seconds: the window is long and the
+ * minimum small. */
+#define WAIT_ROUNDS 10
+#define WAIT_MIN_FRAMES 2
+#define WAIT_SHARE 0.05
+
 typedef struct {
   WfApdStation  s;
   gboolean      seen;          /* in the current dump */
@@ -26,6 +37,16 @@ typedef struct {
    * a second carries; over a few rounds they must agree. */
   gboolean      has_avg;
   double        ap_down_avg, ap_up_avg, rep_down_avg, rep_up_avg;
+  /* download-demand=: delivered frames this round (update_ap), then the
+   * last WAIT_ROUNDS rounds' frames handed over and not delivered. */
+  gboolean      has_tx_packets;
+  guint64       tx_packets;
+  gint64        delivered;       /* this round; -1: unknown */
+  gboolean      has_offered;
+  guint64       offered;         /* cumulative, from the program */
+  gint64        win_offered[WAIT_ROUNDS];
+  gint64        win_missing[WAIT_ROUNDS];
+  guint         win_n, win_next;
 } Entry;
 
 #define AVG_WEIGHT 0.3   /* of the newest round: about 3 rounds' memory */
@@ -126,6 +147,17 @@ wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint 
         /* First dump, or the counters went back (a re-association):
          * no rate this round. */
         e->has_rate = FALSE;
+      /* Frames delivered this round (nl80211's counter is 32 bits). */
+      e->delivered = -1;
+      if (a->has_tx_packets && e->has_tx_packets && e->has_rate)
+        {
+          if (a->tx_packets >= e->tx_packets)
+            e->delivered = (gint64) (a->tx_packets - e->tx_packets);
+          else if (a->tx_packets_32bit)
+            e->delivered = (gint64) ((a->tx_packets - e->tx_packets) & G_MAXUINT32);
+        }
+      e->has_tx_packets = a->has_tx_packets;
+      e->tx_packets = a->tx_packets;
       e->has_counters = TRUE;
       e->tx_bytes = a->tx_bytes;
       e->rx_bytes = a->rx_bytes;
@@ -141,6 +173,48 @@ wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint 
           g_ptr_array_add (left, g_bytes_new (((Entry *) value)->s.mac, 6));
         g_hash_table_iter_remove (&it);
       }
+}
+
+void
+wf_apd_stations_update_offered (WfApdStations *t, const WfApdOffered *counts, guint n)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&it, t->by_mac);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      Entry *e = value;
+      guint64 now = 0;
+      gint64 off = -1;
+      gint64 sum_off = 0, sum_missing = 0;
+
+      /* Absent: nothing handed over for it yet (or evicted: a reset). */
+      for (guint i = 0; i < n; i++)
+        if (memcmp (counts[i].mac, e->s.mac, 6) == 0)
+          now = counts[i].packets;
+      if (e->has_offered && now >= e->offered)
+        off = (gint64) (now - e->offered);
+      e->has_offered = TRUE;
+      e->offered = now;
+      if (off < 0 || e->delivered < 0)
+        {
+          /* No round to count: start over rather than mix intervals. */
+          e->win_n = e->win_next = 0;
+          e->s.waits_at_ap = FALSE;
+          continue;
+        }
+      e->win_offered[e->win_next] = off;
+      e->win_missing[e->win_next] = off - e->delivered;
+      e->win_next = (e->win_next + 1) % WAIT_ROUNDS;
+      e->win_n = MIN (e->win_n + 1, WAIT_ROUNDS);
+      for (guint k = 0; k < e->win_n; k++)
+        {
+          sum_off += e->win_offered[k];
+          sum_missing += e->win_missing[k];
+        }
+      e->s.waits_at_ap = sum_missing >= WAIT_MIN_FRAMES && sum_missing >= WAIT_SHARE * sum_off;
+    }
 }
 
 void
@@ -223,8 +297,9 @@ wf_apd_stations_add_report (WfApdStations *t, WfReportView *view, int family,
   return TRUE;
 }
 
-/* What the report says beyond goodput: RTT (goodput-weighted) and
- * whether every busy flow is application-limited. */
+/* What the report says beyond goodput: RTT (goodput-weighted), whether
+ * every busy flow is application-limited, and whether a flow it sends on
+ * waits for the path. */
 static void
 report_flows (const WfReportView *v, double idle_bps, WfApdStation *s)
 {
@@ -234,6 +309,7 @@ report_flows (const WfReportView *v, double idle_bps, WfApdStation *s)
 
   s->has_rtt = FALSE;
   s->app_limited = FALSE;
+  s->wants_more = FALSE;
   if (!v->body || !json_object_has_member (v->body, "flows"))
     return;
   flows = json_object_get_array_member (v->body, "flows");
@@ -249,6 +325,11 @@ report_flows (const WfReportView *v, double idle_bps, WfApdStation *s)
       if (json_object_has_member (f, "goodput_rx_bps"))
         rx = json_object_get_double_member (f, "goodput_rx_bps");
       g = tx + rx;
+      /* Below the idle rate too: a starved upload moves a segment now
+       * and then, and says it has more to send. */
+      if (tx > rx && json_object_has_member (f, "app_limited") &&
+          !json_object_get_boolean_member (f, "app_limited"))
+        s->wants_more = TRUE;
       if (g < idle_bps)
         continue;
       /* app_limited speaks of the host's sending only: a flow that
@@ -340,6 +421,7 @@ wf_apd_stations_snapshot (WfApdStations *t, gint64 now_us, GArray *out)
       if (!s->trusted)
         {
           s->app_limited = FALSE;
+          s->wants_more = FALSE;
           s->has_rtt = FALSE;
         }
       g_array_append_val (out, *s);

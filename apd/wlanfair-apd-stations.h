@@ -25,7 +25,18 @@ typedef struct {
   int      tx_mcs;         /* -1: unknown */
   guint64  tx_bytes;       /* AP -> station */
   guint64  rx_bytes;       /* station -> AP */
+  gboolean has_tx_packets; /* frames the station got (download-demand=) */
+  gboolean tx_packets_32bit; /* nl80211's: wraps at 2^32 */
+  guint64  tx_packets;
 } WfApdApEntry;
+
+/* What the AP was handed for one station since download-demand='s
+ * program was loaded (wlanfair-offered.h). */
+typedef struct {
+  guint8  mac[6];
+  guint64 packets;
+  guint64 bytes;
+} WfApdOffered;
 
 typedef struct _WfApdStations WfApdStations;
 
@@ -38,6 +49,10 @@ void           wf_apd_stations_free (WfApdStations *t);
  * `left` (6-byte GBytes), for the actuators and the controller. */
 void wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries,
                                 guint n, gint64 now_us, GPtrArray *left);
+/* download-demand='s counts, after the round's update_ap: over the last
+ * rounds, frames handed to a station and not (yet) delivered say that it
+ * waits at the AP (WfApdStation.waits_at_ap). */
+void wf_apd_stations_update_offered (WfApdStations *t, const WfApdOffered *counts, guint n);
 /* The neighbour table (WfNeigh), for addresses. */
 void wf_apd_stations_update_neigh (WfApdStations *t, GArray *neighs);
 /* A report that passed the receiver (taken), matched to a station by

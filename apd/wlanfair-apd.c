@@ -18,6 +18,7 @@
 #include "wlanfair-report.h"
 #ifdef WF_HAVE_ACK_PRIO
 #include "wlanfair-ackprio.h"
+#include "wlanfair-offered.h"
 #endif
 #ifdef WF_HAVE_RWND
 #include "wlanfair-rwnd.h"
@@ -132,7 +133,28 @@ check (WfApdConfig *c, GBytes *key)
         }
 #endif
     }
-  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority) &&
+  if (wf_apd_config_demand_probe (c))
+    {
+#ifdef WF_HAVE_ACK_PRIO
+      g_autoptr(WfOffered) o = NULL;
+      g_autoptr(GError) oerr = NULL;
+
+      if ((o = wf_offered_load (&oerr)))
+        check_line ("download-demand", TRUE, "the BPF program loads here");
+      else if (c->download_demand == WF_APD_DEMAND_YES)
+        {
+          check_line ("download-demand", FALSE, oerr->message);
+          ok = FALSE;
+        }
+      else
+        printf ("download-demand off: %s (auto: starved downloads will look idle)\n",
+                oerr->message);
+#endif
+    }
+  else
+    printf ("download-demand off (%s)\n", c->download_demand == WF_APD_DEMAND_NO
+            ? "download-demand=no" : "not built: no BPF toolchain at build time");
+  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority || wf_apd_config_demand_probe (c)) &&
       wf_apd_caps_permitted (WF_APD_CAP_BPF))
     printf ("privileges   CAP_BPF is dropped at start (actuator %s does not need it)\n",
             c->actuator);
@@ -142,12 +164,12 @@ check (WfApdConfig *c, GBytes *key)
 /* Least privilege: what the unit grants for rwnd goes at once when this
  * run does not need it (wlanfair-apd-caps.h). */
 static gboolean
-drop_caps (const char *actuator, gboolean ack_priority, const char *why, gboolean quiet,
+drop_caps (const char *actuator, gboolean programs, const char *why, gboolean quiet,
            GError **error)
 {
   WfApdCaps dropped = 0;
 
-  if (!wf_apd_caps_drop (wf_apd_caps_unneeded (actuator, ack_priority), &dropped, error))
+  if (!wf_apd_caps_drop (wf_apd_caps_unneeded (actuator, programs), &dropped, error))
     return FALSE;
   for (int cap = 0; cap < 64; cap++)
     if ((dropped >> cap) & 1)
@@ -299,10 +321,13 @@ main (int argc, char **argv)
     }
 
   {
-    g_autofree char *why = g_strdup_printf ("actuator %s%s", config.actuator,
-                                            config.ack_priority ? " with ack-priority" : "");
+    gboolean programs = config.ack_priority || wf_apd_config_demand_probe (&config);
+    g_autofree char *why = g_strdup_printf ("actuator %s%s%s", config.actuator,
+                                            config.ack_priority ? " with ack-priority" : "",
+                                            wf_apd_config_demand_probe (&config)
+                                            ? " with download-demand" : "");
 
-    if (!drop_caps (config.actuator, config.ack_priority, why, FALSE, &error))
+    if (!drop_caps (config.actuator, programs, why, FALSE, &error))
       {
         g_printerr ("wlanfair-apd: %s\n", error->message);
         rc = 1;

@@ -29,6 +29,7 @@ struct _WfApdPlant {
   GArray        *ids;      /* guint */
   gboolean       reporting;
   gboolean       costs_hidden;
+  gboolean       demand_probe;
 };
 
 WfApdPlant *
@@ -107,6 +108,12 @@ void
 wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known)
 {
   p->costs_hidden = !known;
+}
+
+void
+wf_apd_plant_set_demand_probe (WfApdPlant *p, gboolean on)
+{
+  p->demand_probe = on;
 }
 
 void
@@ -232,8 +239,15 @@ wf_apd_plant_measure (WfApdPlant *p)
       v->ap_down_bps = v->down_bps;
       v->ap_up_bps = v->up_bps;
       v->reporting = v->trusted = p->reporting;
-      v->app_limited = p->reporting && isfinite (s->demand) && s->x < s->demand * 1.1 &&
+      /* As wf_apd_stations_snapshot reads a report: app_limited speaks of
+       * the host's sending only, so a receiving host never says it. */
+      v->app_limited = p->reporting && s->dir == WF_APD_DIR_UP &&
+                       isfinite (s->demand) && s->x < s->demand * 1.1 &&
                        (s->cap <= 0 || s->demand < SHAPED * s->cap * 0.9);
+      v->wants_more = p->reporting && s->dir == WF_APD_DIR_UP && !v->app_limited;
+      /* download-demand=: a download below what it wants leaves frames
+       * at the AP (a backlogged one always: TCP keeps a queue there). */
+      v->waits_at_ap = p->demand_probe && (s->dir & WF_APD_DIR_DOWN) && s->x < 0.95 * s->demand;
       v->has_rtt = TRUE;
       v->rtt_s = BASE_RTT_S + s->delay_us / 1e6;
     }

@@ -28,6 +28,9 @@ void        wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm);
 /* FALSE: the AP cannot tell the stations' airtime costs (no PHY rates:
  * a bridge port in an emulation); the costs still hold in the cell. */
 void        wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known);
+/* TRUE: the AP counts what it is handed for each station
+ * (download-demand=); off by default. */
+void        wf_apd_plant_set_demand_probe (WfApdPlant *p, gboolean on);
 /* FALSE: no station reports (the controller sees the AP's view only). */
 void        wf_apd_plant_set_reporting (WfApdPlant *p, gboolean reporting);
 guint       wf_apd_plant_n (WfApdPlant *p);

@@ -36,6 +36,7 @@ test_defaults (void)
   g_assert_null (c.key_file);
   g_assert_false (c.insecure_unsigned);
   g_assert_false (c.ack_priority);
+  g_assert_cmpint (c.download_demand, ==, WF_APD_DEMAND_AUTO);
   g_assert_cmpfloat (c.control.target_jain, ==, 0.97);
   g_assert_true (c.control.floor_auto);
   g_assert_cmpfloat (c.control.floor_bps, ==, 1e6);
@@ -62,6 +63,7 @@ test_file (void)
       "port=7456\n"
       "bind=::\n"
       "ack-priority=yes\n"
+      "download-demand=no\n"
       "textfile-dir=none\n");
   WfApdConfig c;
   g_autoptr(GError) error = NULL;
@@ -82,6 +84,12 @@ test_file (void)
   g_assert_cmpint (c.port, ==, 7456);
   g_assert_cmpstr (c.textfile_dir, ==, "");
   g_assert_true (c.ack_priority);
+  g_assert_cmpint (c.download_demand, ==, WF_APD_DEMAND_NO);
+  g_assert_false (wf_apd_config_demand_probe (&c));
+  g_assert_true (wf_apd_config_set (&c, "download-demand", "yes", &error));
+  g_assert_cmpint (c.download_demand, ==, WF_APD_DEMAND_YES);
+  g_assert_true (wf_apd_config_set (&c, "download-demand", "auto", &error));
+  g_assert_cmpint (c.download_demand, ==, WF_APD_DEMAND_AUTO);
   g_assert_cmpfloat (wf_apd_config_weight (&c, mac), ==, 0.5);
   g_assert_cmpfloat (wf_apd_config_weight (&c, other), ==, 1.0);
   wf_apd_config_clear (&c);
@@ -123,6 +131,7 @@ test_bad_values (void)
     { "insecure-unsigned", "maybe", "yes or no" },
     { "carried-reports", "sometimes", "auto, yes or no" },
     { "ack-priority", "voice", "yes or no" },
+    { "download-demand", "sometimes", "download-demand 'sometimes' must be auto, yes or no" },
     { "bind", "wlan0", "IPv4 or IPv6" },
     { "port", "0", "1 to 65535" },
     { "port", "70000", "1 to 65535" },

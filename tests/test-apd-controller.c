@@ -183,6 +183,21 @@ test_ramp (void)
     }
 }
 
+/* n stations, hand-fed: trusted reports of backlogged uploads. */
+static void
+reporting_uploads (WfApdStation *st, guint n)
+{
+  memset (st, 0, n * sizeof *st);
+  for (guint i = 0; i < n; i++)
+    {
+      st[i].mac[5] = (guint8) (i + 1);
+      wf_apd_format_mac (st[i].mac, st[i].mac_str);
+      st[i].weight = 1;
+      st[i].reporting = st[i].trusted = TRUE;
+      st[i].wants_more = TRUE;
+    }
+}
+
 /* tcp_info's app_limited is one sample: it reads true now and then for
  * a flow pressed against its cap. A held station that says so at its
  * cap stays held (the bench saw caps lifted for a round by it). */
@@ -194,13 +209,9 @@ test_app_limited_at_cap (void)
   WfApdDecision dec[2];
   WfApdRound round;
 
-  memset (st, 0, sizeof st);
+  reporting_uploads (st, 2);
   for (guint i = 0; i < 2; i++)
     {
-      st[i].mac[5] = (guint8) (i + 1);
-      wf_apd_format_mac (st[i].mac, st[i].mac_str);
-      st[i].weight = 1;
-      st[i].reporting = st[i].trusted = TRUE;
       st[i].has_tx_bitrate = st[i].has_rx_bitrate = TRUE;
       st[i].tx_bitrate_kbps = st[i].rx_bitrate_kbps = i == 0 ? 54000 : 13500;
       st[i].cost_down_s_per_bit = st[i].cost_up_s_per_bit = 1.0 / (st[i].tx_bitrate_kbps * 1e3);
@@ -218,6 +229,7 @@ test_app_limited_at_cap (void)
   /* At its cap, it reports an app-limited sample. */
   st[0].up_bps = st[0].ap_up_bps = 0.97 * held;
   st[0].app_limited = TRUE;
+  st[0].wants_more = FALSE;
   wf_apd_controller_step (c, st, 2, 6 * G_USEC_PER_SEC, dec, &round);
   g_assert_true (dec[0].setting.limited);
   g_assert_false (dec[0].satisfied);
@@ -227,6 +239,66 @@ test_app_limited_at_cap (void)
   wf_apd_controller_step (c, st, 2, 7 * G_USEC_PER_SEC, dec, &round);
   g_assert_true (dec[0].satisfied);
   g_assert_false (dec[0].setting.limited);
+}
+
+/* A starved upload moves less than the idle rate; its report, which says
+ * its flow waits for the path, is what keeps it counted: the others are
+ * held so that it gets a share. Without that word it is idle. */
+static void
+test_starved_upload (void)
+{
+  for (int says = 0; says < 2; says++)
+    {
+      g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+      WfApdStation st[3];
+      WfApdDecision dec[3];
+      WfApdRound round;
+
+      reporting_uploads (st, 3);
+      st[2].wants_more = says;
+      for (guint i = 0; i < 3; i++)
+        st[i].up_bps = st[i].ap_up_bps = i < 2 ? 10e6 : 20e3;
+      for (int r = 0; r < 8; r++)
+        wf_apd_controller_step (c, st, 3, (gint64) r * G_USEC_PER_SEC, dec, &round);
+      g_assert_cmpint (dec[2].counted, ==, says);
+      g_assert_cmpuint (round.n_counted, ==, says ? 3 : 2);
+      g_assert_cmpint (dec[0].setting.limited, ==, says);
+      g_assert_cmpint (dec[1].setting.limited, ==, says);
+      if (says)
+        /* Each held near a third of the 20 Mbit/s the cell carried. */
+        g_assert_cmpfloat (dec[0].setting.rate_up_bps, <, 0.4 * 20e6);
+    }
+}
+
+/* A starved download (the dense cell's: its TCP gets a sliver of the
+ * AP's queue) moves less than the idle rate and cannot say it wants more:
+ * its sender is elsewhere. Only the AP's count of what it was handed for
+ * it (download-demand=) shows it; without that it stays idle. */
+static void
+test_starved_download (void)
+{
+  for (int probe = 0; probe < 2; probe++)
+    {
+      g_autoptr(WfApdPlant) plant = wf_apd_plant_new (WF_APD_PLANT_PULL, 12);
+      for (int i = 0; i < 3; i++)
+        wf_apd_plant_add_pull (plant, 20 * MBIT, WF_APD_DIR_UP, INFINITY, 1.0);
+      wf_apd_plant_add_pull (plant, 20 * MBIT, WF_APD_DIR_DOWN, INFINITY, 0.003);
+      wf_apd_plant_set_demand_probe (plant, probe);
+      wf_apd_plant_settle (plant);
+      g_assert_cmpfloat (wf_apd_plant_rate (plant, 3), <, 100e3);
+      g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+
+      Outcome o = run (plant, c, 0, 60);
+      g_test_message ("probe %d: download %.2f Mbit/s, Jain %.3f", probe,
+                      wf_apd_plant_rate (plant, 3) / 1e6, wf_apd_plant_jain (plant));
+      if (probe)
+        {
+          assert_converged (&o, 10, 0.95 * wf_apd_plant_fair_bound (plant));
+          g_assert_cmpfloat (wf_apd_plant_rate (plant, 3), >, 0.8 * 5 * MBIT);
+        }
+      else
+        g_assert_cmpfloat (wf_apd_plant_rate (plant, 3), <, 100e3);
+    }
 }
 
 /* The paper's case: equal costs, TCP gives the near host more (here 4:1).
@@ -512,6 +584,8 @@ main (int argc, char **argv)
   g_test_add_func ("/apd/controller/costs-unknown", test_costs_unknown);
   g_test_add_func ("/apd/controller/ramp", test_ramp);
   g_test_add_func ("/apd/controller/app-limited-at-cap", test_app_limited_at_cap);
+  g_test_add_func ("/apd/controller/starved-upload", test_starved_upload);
+  g_test_add_func ("/apd/controller/starved-download", test_starved_download);
   g_test_add_func ("/apd/controller/tcp-unfair", test_tcp_unfair);
   g_test_add_func ("/apd/controller/tcp-unfair-delay", test_tcp_unfair_delay);
   g_test_add_func ("/apd/controller/dense-slow", test_dense_slow);

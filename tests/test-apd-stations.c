@@ -121,6 +121,29 @@ test_rates (void)
   wf_apd_config_clear (&c);
 }
 
+/* Station mac in the snapshot at now. */
+static WfApdStation
+station_at (WfApdStations *t, GArray *snap, const guint8 mac[6], gint64 now)
+{
+  wf_apd_stations_snapshot (t, now, snap);
+  for (guint i = 0; i < snap->len; i++)
+    if (memcmp (g_array_index (snap, WfApdStation, i).mac, mac, 6) == 0)
+      return g_array_index (snap, WfApdStation, i);
+  g_error ("station not in the snapshot");
+}
+
+/* Station mac as the snapshot at now shows it, after a report of host
+ * ...0a from ip with one flow (rx, tx bit/s, app-limited or not). */
+static WfApdStation
+after_report (WfApdStations *t, GArray *snap, const guint8 ip[16], const guint8 mac[6],
+              double rx, double tx, gboolean app_limited, gint64 now)
+{
+  g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000a",
+                                                        rx, tx, 900000, app_limited),
+                                             AF_INET, ip, NULL, WF_APD_PATH_ADDRESSED, now));
+  return station_at (t, snap, mac, now);
+}
+
 static void
 test_reports (void)
 {
@@ -132,6 +155,7 @@ test_reports (void)
   WfApdApEntry d1[] = { entry (mac_a, 0, 0), entry (mac_b, 0, 0) };
   WfApdApEntry d2[] = { entry (mac_a, 1250000, 30000), entry (mac_b, 1250000, 30000) };
   guint8 ip_a[16] = { 10, 1, 0, 10 }, ip_b[16] = { 10, 1, 0, 11 }, ip_x[16] = { 10, 1, 0, 99 };
+  WfApdStation got;
 
   wf_apd_stations_update_ap (t, d1, 2, 0, NULL);
   wf_apd_stations_update_ap (t, d2, 2, 1 * S, NULL);
@@ -185,19 +209,110 @@ test_reports (void)
 
   /* A host whose one busy flow sends, application-limited: satisfied by
    * its own word (within what the AP carried up, 0.24 Mbit/s). */
-  g_assert_true (wf_apd_stations_add_report (t, report ("0000000000000000000000000000000a",
-                                                        0, 0.2e6, 30000, TRUE),
-                                             AF_INET, ip_a, NULL, WF_APD_PATH_ADDRESSED, 6 * S));
-  wf_apd_stations_snapshot (t, 6 * S, snap);
-  for (guint i = 0; i < snap->len; i++)
+  got = after_report (t, snap, ip_a, mac_a, 0, 0.2e6, TRUE, 6 * S);
+  g_assert_true (got.reporting && got.trusted);
+  g_assert_true (got.app_limited);
+  g_assert_false (got.wants_more);
+
+  /* A starved upload: 20 kbit/s, below idle (100 kbit/s), and not
+   * application-limited. It is no busy flow for app_limited, but it says
+   * the host has more to send. */
+  got = after_report (t, snap, ip_a, mac_a, 0, 20e3, FALSE, 7 * S);
+  g_assert_true (got.reporting && got.trusted);
+  g_assert_false (got.app_limited);
+  g_assert_true (got.wants_more);
+  g_assert_true (wf_apd_station_active (&got, 20e3, c.control.idle_bps));
+
+  /* The same rate received says nothing of the sender: idle. */
+  got = after_report (t, snap, ip_a, mac_a, 20e3, 0, FALSE, 8 * S);
+  g_assert_false (got.wants_more);
+  g_assert_false (wf_apd_station_active (&got, 20e3, c.control.idle_bps));
+  wf_apd_config_clear (&c);
+}
+
+/* download-demand=: frames handed over for a station and not delivered,
+ * summed over the last rounds, mark it as waiting at the AP. */
+static gboolean
+waits (WfApdStations *t, GArray *snap, const guint8 mac[6], gint64 now)
+{
+  return station_at (t, snap, mac, now).waits_at_ap;
+}
+
+static void
+test_waits_at_ap (void)
+{
+  WfApdConfig c;
+  wf_apd_config_init (&c);
+  g_autoptr(WfApdStations) t = wf_apd_stations_new (&c);
+  g_autoptr(GArray) snap = g_array_new (FALSE, TRUE, sizeof (WfApdStation));
+  /* a: 100 frames a round, all delivered, with 10 in the queue now and
+   * then; b: a trickle (a starved download), one frame in two lost. */
+  static const struct { guint64 off_a, del_a, off_b, del_b; } r[] = {
+    { 0, 0, 0, 0 },          /* first dump: no round yet */
+    { 100, 100, 1, 1 },
+    { 200, 190, 1, 1 },      /* 10 queued for a */
+    { 300, 300, 2, 1 },      /* ... delivered; b loses one */
+    { 400, 400, 2, 1 },
+    { 500, 500, 3, 1 },      /* b's second loss */
+  };
+  static const gboolean b_waits[] = { FALSE, FALSE, FALSE, FALSE, FALSE, TRUE };
+
+  for (guint k = 0; k < G_N_ELEMENTS (r); k++)
     {
-      WfApdStation *s = &g_array_index (snap, WfApdStation, i);
-      if (memcmp (s->mac, mac_a, 6) == 0)
-        {
-          g_assert_true (s->reporting && s->trusted);
-          g_assert_true (s->app_limited);
-        }
+      WfApdApEntry d[] = { entry (mac_a, 1500 * r[k].del_a, 0), entry (mac_b, 1500 * r[k].del_b, 0) };
+      WfApdOffered o[] = { { .packets = r[k].off_a }, { .packets = r[k].off_b } };
+
+      d[0].has_tx_packets = d[1].has_tx_packets = TRUE;
+      d[0].tx_packets = r[k].del_a;
+      d[1].tx_packets = r[k].del_b;
+      memcpy (o[0].mac, mac_a, 6);
+      memcpy (o[1].mac, mac_b, 6);
+      wf_apd_stations_update_ap (t, d, 2, (10 + k) * S, NULL);
+      wf_apd_stations_update_offered (t, o, 2);
+      if (k == 0)
+        continue;
+      g_test_message ("round %u: a %d, b %d", k, waits (t, snap, mac_a, (10 + k) * S),
+                      waits (t, snap, mac_b, (10 + k) * S));
+      /* a's queue filled and drained: no frame lost over the window. */
+      g_assert_cmpint (waits (t, snap, mac_a, (10 + k) * S), ==, k == 2);
+      g_assert_cmpint (waits (t, snap, mac_b, (10 + k) * S), ==, b_waits[k]);
     }
+
+  /* Counts that went back (evicted from the program's table, or a new
+   * program): no round to count, the window starts over. */
+  {
+    WfApdApEntry d[] = { entry (mac_a, 1500 * 600, 0), entry (mac_b, 1500 * 2, 0) };
+    WfApdOffered o[] = { { .packets = 600 }, { .packets = 1 } };
+
+    d[0].has_tx_packets = d[1].has_tx_packets = TRUE;
+    d[0].tx_packets = 600;
+    d[1].tx_packets = 2;
+    memcpy (o[0].mac, mac_a, 6);
+    memcpy (o[1].mac, mac_b, 6);
+    wf_apd_stations_update_ap (t, d, 2, 20 * S, NULL);
+    wf_apd_stations_update_offered (t, o, 2);
+    g_assert_false (waits (t, snap, mac_b, 20 * S));
+  }
+
+  /* nl80211's 32-bit frame counter wraps: 100 delivered of 150 handed
+   * over, which is waiting (a reset would have counted no round). */
+  {
+    g_autoptr(WfApdStations) t2 = wf_apd_stations_new (&c);
+    WfApdApEntry d[] = { entry (mac_a, 1000, 0) };
+    WfApdOffered o[] = { { .packets = 0 } };
+
+    d[0].has_tx_packets = d[0].tx_packets_32bit = TRUE;
+    d[0].tx_packets = G_MAXUINT32 - 49;
+    memcpy (o[0].mac, mac_a, 6);
+    wf_apd_stations_update_ap (t2, d, 1, 21 * S, NULL);
+    wf_apd_stations_update_offered (t2, o, 1);
+    d[0].tx_bytes += 1500 * 100;
+    d[0].tx_packets = 50;
+    o[0].packets = 150;
+    wf_apd_stations_update_ap (t2, d, 1, 22 * S, NULL);
+    wf_apd_stations_update_offered (t2, o, 1);
+    g_assert_true (waits (t2, snap, mac_a, 22 * S));
+  }
   wf_apd_config_clear (&c);
 }
 
@@ -207,5 +322,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/apd/stations/rates", test_rates);
   g_test_add_func ("/apd/stations/reports", test_reports);
+  g_test_add_func ("/apd/stations/waits-at-ap", test_waits_at_ap);
   return g_test_run ();
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The rwnd BPF object stores nothing narrower than 8 bytes on its stack.
+"""A tc BPF object of wlanfair-apd stores nothing narrower than 8 bytes on its stack.
 
 Linux 6.1's verifier (Debian 12), without CAP_PERFMON (wlanfair-apd.service
 grants CAP_BPF and CAP_NET_ADMIN only), refuses a 1, 2 or 4-byte store into

@@ -45,9 +45,12 @@ class ApdDaemonTest(unittest.TestCase):
 
     def base(self, *extra):
         # An interface with no bridge ports: zero stations, no privilege.
+        # download-demand off: as root its program would go on the
+        # machine's lo, which the cases running beside this one share
+        # (test_cap_bpf_dropped_unless_rwnd turns it on, later -o wins).
         return [APD, "-c", self.conf, "-i", "lo", "-o", "stations-from=bridge-ports",
                 "-o", "status=" + self.status, "-o", "state=" + self.state,
-                "-o", "textfile-dir=" + self.prom, *extra]
+                "-o", "textfile-dir=" + self.prom, "-o", "download-demand=no", *extra]
 
     def run_apd(self, *args):
         # Never the machine's own /etc/wlanfair/apd.conf.
@@ -284,8 +287,8 @@ class ApdDaemonTest(unittest.TestCase):
         """Run as the unit runs it (a user with CAP_NET_ADMIN, CAP_NET_RAW
         and CAP_BPF as ambient capabilities): CAP_BPF leaves every set
         right after the configuration is read, said in one line, unless
-        actuator=rwnd, which then loads its program (the probe) with
-        exactly those capabilities."""
+        actuator=rwnd or download-demand (on by default), which then load
+        their programs with exactly those capabilities."""
         if os.geteuid() != 0 or not shutil.which("setpriv"):
             self.skipTest("needs root and setpriv (to run as the unit does)")
         with open("/proc/sys/kernel/cap_last_cap") as f:
@@ -297,10 +300,12 @@ class ApdDaemonTest(unittest.TestCase):
                 "--inh-caps=+net_admin,+net_raw,+bpf",
                 "--ambient-caps=+net_admin,+net_raw,+bpf"]
         cap_bpf, cap_net_admin = 1 << 39, 1 << 12
-        for actuator, kept in (("none", False), ("rwnd", True)):
-            with self.subTest(actuator=actuator):
+        for actuator, demand, kept in (("none", "no", False), ("rwnd", "no", True),
+                                       ("none", "auto", True)):
+            with self.subTest(actuator=actuator, demand=demand):
                 self.proc = subprocess.Popen(
                     unit + self.base("-o", "port=%d" % free_udp_port(),
+                                     "-o", "download-demand=" + demand,
                                      "--actuator", actuator),
                     stderr=subprocess.PIPE, text=True)
                 try:
@@ -319,6 +324,8 @@ class ApdDaemonTest(unittest.TestCase):
                 self.assertEqual(rc, 0, err)
                 self.assertEqual(err.count("dropped CAP_BPF (actuator %s does not need it)"
                                            % actuator), 0 if kept else 1, err)
+                if demand == "auto":
+                    self.assertIn("download-demand on lo: counting", err)
                 self.assertFalse(os.path.exists(self.status))
 
 

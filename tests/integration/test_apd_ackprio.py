@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""wlanfair-apd's ack-priority=yes on a real kernel path (root only).
+"""wlanfair-apd's own tc BPF programs on a real kernel path (root only):
+ack-priority=yes, and download-demand (the ApdDownloadDemandTest cases).
 
 An AP namespace bridges one station port (veth) into br0 and serves TCP;
 the built wlanfair-apd runs there (interface=br0,
@@ -15,6 +16,11 @@ segment the AP sent:
 - a stop removes the filter and the clsact qdisc apd created, and keeps a
   clsact that was there; after kill -9 the filter stays recorded and
   `wlanfair-apd --restore` removes it.
+
+download-demand=yes (ack-priority off): with a tbf on the station's port
+that drops what it cannot send, the station's download marks it as
+waiting at the AP (status `waits_at_ap`); without the tbf, never. A stop
+and a restore after kill -9 remove its filter (handle 0xfa3).
 
 Exits 77 without root or the built program ($WLANFAIR_APD). One case per
 process:  test_apd_ackprio.py ApdAckPrioTest.test_ipv4
@@ -47,14 +53,16 @@ CS6, CS1 = 48, 8
 UP_BYTES = 3 << 20
 DOWN_BYTES = 1 << 20
 ETH_P_ALL = 3
+SO_MAX_PACING_RATE = 47
 
 
 # ---- inside the namespaces ------------------------------------------------
 
-def serve(port, tos):
+def serve(port, tos, pace=0):
     """Accepts connections for ever: reads until EOF, then sends
     DOWN_BYTES and closes. tos: the DS field set on the listener (its
-    accepted sockets inherit it), 0: none."""
+    accepted sockets inherit it), 0: none; pace: bytes/s of the download
+    (TCP's own pacing), 0: none."""
     ls = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
@@ -68,6 +76,8 @@ def serve(port, tos):
         c, _ = ls.accept()
         while c.recv(65536):
             pass
+        if pace:
+            c.setsockopt(socket.SOL_SOCKET, SO_MAX_PACING_RATE, pace)
         c.sendall(b"d" * DOWN_BYTES)
         c.close()
 
@@ -140,7 +150,8 @@ def probe(dev, server_addr):
 
 # ---- the cases -------------------------------------------------------------
 
-class ApdAckPrioTest(unittest.TestCase):
+class Bed(unittest.TestCase):
+    """The AP and station namespaces, the server, the daemon."""
     def setUp(self):
         p = "wfap%d" % os.getpid()
         self.ap, self.sta = p + "a", p + "s"
@@ -183,13 +194,13 @@ class ApdAckPrioTest(unittest.TestCase):
     def sh(self, ns, *args, **kw):
         return run("ip", "netns", "exec", ns, *args, **kw)
 
-    def start_server(self, tos=0):
+    def start_server(self, tos=0, pace=0):
         self.server = subprocess.Popen(
             ["ip", "netns", "exec", self.ap, sys.executable, __file__, "--serve", str(PORT),
-             str(tos)], stdout=subprocess.PIPE, text=True)
+             str(tos), str(pace)], stdout=subprocess.PIPE, text=True)
         self.assertEqual(self.server.stdout.readline().strip(), "listening")
 
-    def start_apd(self, *extra, wrap=()):
+    def start_apd(self, *extra, wrap=(), own=("-o", "ack-priority=yes"), ready="(voice)"):
         if os.path.exists(self.status):   # a killed run's
             os.unlink(self.status)
         if self.log:
@@ -198,7 +209,7 @@ class ApdAckPrioTest(unittest.TestCase):
         self.apd = subprocess.Popen(
             ["ip", "netns", "exec", self.ap, *wrap, APD, "-c", self.empty, "-o", "interface=br0",
              "-o", "stations-from=bridge-ports", "-o", "actuator=none",
-             "-o", "ack-priority=yes", "-o", "state=" + self.state,
+             *own, "-o", "state=" + self.state,
              "-o", "status=" + self.status, "-o", "textfile-dir=", *extra],
             stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 15
@@ -206,20 +217,21 @@ class ApdAckPrioTest(unittest.TestCase):
             if self.apd.poll() is not None:
                 self.fail("wlanfair-apd exited %d: %s" % (self.apd.returncode, self.apd_log()))
             # Attached (logged) and a first round written.
-            if "(voice)" in self.apd_log() and os.path.exists(self.status):
+            if ready in self.apd_log() and os.path.exists(self.status):
                 return
             time.sleep(0.1)
-        self.fail("no ack-priority filter on br0 after 15 s: " + self.apd_log())
+        self.fail("no %r in the log after 15 s: %s" % (ready, self.apd_log()))
 
     def apd_log(self):
         with open(os.path.join(self.dir, "apd.log")) as f:
             return f.read()
 
-    def filters(self):
-        """Our filters on br0's egress (handle 0xfa2)."""
+    def filters(self, handle="0xfa2"):
+        """Our filters on br0's egress (ack-priority's handle 0xfa2,
+        download-demand's 0xfa3)."""
         out = self.sh(self.ap, "tc", "filter", "show", "dev", "br0", "egress",
                       check=False).stdout
-        return out.count("handle 0xfa2")
+        return out.count("handle " + handle)
 
     def has_clsact(self):
         return "clsact" in self.sh(self.ap, "tc", "qdisc", "show", "dev", "br0").stdout
@@ -235,6 +247,9 @@ class ApdAckPrioTest(unittest.TestCase):
         self.apd.send_signal(signal.SIGTERM)
         self.assertEqual(self.apd.wait(20), 0, self.apd_log())
 
+
+
+class ApdAckPrioTest(Bed):
     def marks(self, addr):
         self.start_server()
         self.start_apd()
@@ -373,9 +388,92 @@ class ApdAckPrioTest(unittest.TestCase):
         self.assertEqual(self.filters(), 0)
 
 
+class ApdDownloadDemandTest(Bed):
+    """download-demand=yes alone, in the same two namespaces."""
+    DEMAND = ("-o", "download-demand=yes", "-o", "ack-priority=no")
+    READY = "counting what the AP is handed"
+
+    def start_demand(self):
+        self.start_apd(own=self.DEMAND, ready=self.READY)
+
+    def waits_seen(self, shaped):
+        """Runs the probe's upload and download beside the daemon; whether
+        any round's status said the station waits at the AP, and the
+        station's status (it must be there)."""
+        if shaped:
+            # What the port cannot send at 2 Mbit/s beyond 4 frames it
+            # drops: the AP loses the download's frames.
+            self.sh(self.ap, "tc", "qdisc", "add", "dev", "p1", "root", "tbf", "rate", "2mbit",
+                    "burst", "3000", "limit", "6000")
+            self.start_server()
+        else:
+            # Paced at 2 Mbit/s: no burst that a loaded machine's backlog
+            # could drop between the port and the station.
+            self.start_server(pace=250000)
+        self.start_demand()
+        probe = subprocess.Popen(["ip", "netns", "exec", self.sta, sys.executable, __file__,
+                                  "--probe", "wl0", AP4], stdout=subprocess.PIPE, text=True)
+        seen, station = False, None
+        deadline = time.monotonic() + 40
+        # During the transfer and 2 s after it.
+        end = None
+        while time.monotonic() < deadline and (end is None or time.monotonic() < end):
+            if end is None and probe.poll() is not None:
+                end = time.monotonic() + 2
+            try:
+                with open(self.status) as f:
+                    st = json.load(f)
+            except (OSError, ValueError):   # replaced under us
+                time.sleep(0.1)
+                continue
+            for sta in st.get("stations", []):
+                station = sta
+                seen = seen or sta.get("waits_at_ap", False)
+            time.sleep(0.2)
+        out, _ = probe.communicate(timeout=30)
+        self.assertEqual(probe.returncode, 0)
+        self.assertEqual(json.loads(out)["downloaded"], DOWN_BYTES)
+        self.assertIsNotNone(station, self.apd_log())
+        self.assertIn("waits_at_ap", station)
+        return seen, station
+
+    def test_waits_when_dropped(self):
+        seen, station = self.waits_seen(True)
+        self.assertTrue(seen, station)
+        self.stop_apd()
+
+    def test_no_wait_when_delivered(self):
+        seen, station = self.waits_seen(False)
+        self.assertFalse(seen, station)
+        self.stop_apd()
+
+    def test_stop_removes(self):
+        self.start_demand()
+        self.assertEqual(self.filters("0xfa3"), 1)
+        self.stop_apd()
+        self.assertEqual(self.filters("0xfa3"), 0)
+        self.assertFalse(self.has_clsact())
+        self.assertFalse(os.path.exists(self.state))
+        self.assertIn("download-demand on br0: removed", self.apd_log())
+
+    def test_kill9_then_restore(self):
+        self.start_demand()
+        self.apd.kill()
+        self.apd.wait()
+        self.assertEqual(self.filters("0xfa3"), 1)
+        with open(self.state) as f:
+            self.assertIn("[download-demand:br0]", f.read())
+        r = self.sh(self.ap, APD, "-c", self.empty, "-o", "state=" + self.state,
+                    "-o", "status=", "-o", "textfile-dir=", "--restore", check=False)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.filters("0xfa3"), 0)
+        self.assertFalse(self.has_clsact())
+        self.assertFalse(os.path.exists(self.state))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "--serve":
-        serve(int(sys.argv[2]), int(sys.argv[3]))
+        serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
         sys.exit(0)
     if len(sys.argv) >= 2 and sys.argv[1] == "--probe":
         probe(sys.argv[2], sys.argv[3])
