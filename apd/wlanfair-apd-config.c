@@ -26,12 +26,20 @@ static const char * const keys[] = {
 };
 
 gboolean
-wf_apd_config_demand_probe (const WfApdConfig *c)
+wf_apd_config_may_act (const WfApdConfig *c, gboolean have_key)
+{
+  return (have_key || c->insecure_unsigned) && !g_str_equal (c->actuator, "none");
+}
+
+gboolean
+wf_apd_config_demand_probe (const WfApdConfig *c, gboolean may_act)
 {
 #ifdef WF_HAVE_ACK_PRIO
-  return c->download_demand != WF_APD_DEMAND_NO;
+  return c->download_demand == WF_APD_DEMAND_YES ||
+         (c->download_demand == WF_APD_DEMAND_AUTO && may_act);
 #else
   (void) c;
+  (void) may_act;
   return FALSE;
 #endif
 }

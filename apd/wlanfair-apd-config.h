@@ -28,7 +28,7 @@ typedef enum {
 /* download-demand=: what the AP is handed for each station, counted by
  * a BPF program (wlanfair-offered.h). */
 typedef enum {
-  WF_APD_DEMAND_AUTO,   /* where the program loads; a warning where not */
+  WF_APD_DEMAND_AUTO,   /* where the daemon may act and the program loads */
   WF_APD_DEMAND_YES,    /* required: no start without it */
   WF_APD_DEMAND_NO,
 } WfApdDemandProbe;
@@ -70,8 +70,13 @@ typedef struct {
   WfApdDemandProbe download_demand; /* download-demand= */
 } WfApdConfig;
 
-/* Whether a start tries the download-demand program at all. */
-gboolean wf_apd_config_demand_probe (const WfApdConfig *config);
+/* Whether a daemon with this configuration may change anything: a key
+ * (have_key) or insecure-unsigned=yes, and an actuator; else it only
+ * observes. */
+gboolean wf_apd_config_may_act (const WfApdConfig *config, gboolean have_key);
+/* Whether a start tries the download-demand program at all: yes, or auto
+ * where the daemon may act (observe mode changes nothing). */
+gboolean wf_apd_config_demand_probe (const WfApdConfig *config, gboolean may_act);
 void     wf_apd_config_init (WfApdConfig *config);
 void     wf_apd_config_clear (WfApdConfig *config);
 /* Every key known, every value valid, or an error naming them. */

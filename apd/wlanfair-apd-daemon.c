@@ -216,19 +216,12 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
         }
     }
 
-  if (d->key)
-    d->may_act = TRUE;
-  else if (config->insecure_unsigned)
-    d->may_act = TRUE;
-  else
+  d->may_act = wf_apd_config_may_act (config, d->key != NULL);
+  if (g_str_equal (config->actuator, "none"))
+    d->observe_reason = g_strdup ("actuator=none");
+  else if (!d->may_act)
     d->observe_reason = g_strdup ("no key: set key= (the reporters' HMAC key) to control, "
                                   "or insecure-unsigned=yes");
-  if (g_str_equal (config->actuator, "none"))
-    {
-      d->may_act = FALSE;
-      g_free (d->observe_reason);
-      d->observe_reason = g_strdup ("actuator=none");
-    }
 
   d->controller = wf_apd_controller_new (config->controller, &config->control, error);
   if (!d->controller)
@@ -709,8 +702,8 @@ on_signal (gpointer user_data)
 }
 
 #ifdef WF_HAVE_ACK_PRIO
-/* download-demand=auto: on where it loads, a warning where not; yes: no
- * start without it. */
+/* download-demand=auto: on where the daemon may act and the program
+ * loads, a warning where it does not; yes: no start without it. */
 static gboolean
 start_offered (WfApdDaemon *d, GError **error)
 {
@@ -718,7 +711,7 @@ start_offered (WfApdDaemon *d, GError **error)
   g_autoptr(WfOffered) o = NULL;
   g_autoptr(GError) local = NULL;
 
-  if (!wf_apd_config_demand_probe (c))
+  if (!wf_apd_config_demand_probe (c, d->may_act))
     return TRUE;
   if (!(o = wf_offered_load (&local)) ||
       !wf_offered_attach (o, c->interface, d->state, &local))

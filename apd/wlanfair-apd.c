@@ -133,7 +133,7 @@ check (WfApdConfig *c, GBytes *key)
         }
 #endif
     }
-  if (wf_apd_config_demand_probe (c))
+  if (wf_apd_config_demand_probe (c, wf_apd_config_may_act (c, key != NULL)))
     {
 #ifdef WF_HAVE_ACK_PRIO
       g_autoptr(WfOffered) o = NULL;
@@ -153,8 +153,13 @@ check (WfApdConfig *c, GBytes *key)
     }
   else
     printf ("download-demand off (%s)\n", c->download_demand == WF_APD_DEMAND_NO
+#ifdef WF_HAVE_ACK_PRIO
+            ? "download-demand=no" : "auto: the daemon only observes");
+#else
             ? "download-demand=no" : "not built: no BPF toolchain at build time");
-  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority || wf_apd_config_demand_probe (c)) &&
+#endif
+  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority ||
+                            wf_apd_config_demand_probe (c, wf_apd_config_may_act (c, key != NULL))) &&
       wf_apd_caps_permitted (WF_APD_CAP_BPF))
     printf ("privileges   CAP_BPF is dropped at start (actuator %s does not need it)\n",
             c->actuator);
@@ -321,11 +326,12 @@ main (int argc, char **argv)
     }
 
   {
-    gboolean programs = config.ack_priority || wf_apd_config_demand_probe (&config);
+    gboolean demand = wf_apd_config_demand_probe (&config,
+                                                  wf_apd_config_may_act (&config, key != NULL));
+    gboolean programs = config.ack_priority || demand;
     g_autofree char *why = g_strdup_printf ("actuator %s%s%s", config.actuator,
                                             config.ack_priority ? " with ack-priority" : "",
-                                            wf_apd_config_demand_probe (&config)
-                                            ? " with download-demand" : "");
+                                            demand ? " with download-demand" : "");
 
     if (!drop_caps (config.actuator, programs, why, FALSE, &error))
       {

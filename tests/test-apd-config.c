@@ -85,11 +85,19 @@ test_file (void)
   g_assert_cmpstr (c.textfile_dir, ==, "");
   g_assert_true (c.ack_priority);
   g_assert_cmpint (c.download_demand, ==, WF_APD_DEMAND_NO);
-  g_assert_false (wf_apd_config_demand_probe (&c));
+  g_assert_false (wf_apd_config_demand_probe (&c, TRUE));
   g_assert_true (wf_apd_config_set (&c, "download-demand", "yes", &error));
   g_assert_cmpint (c.download_demand, ==, WF_APD_DEMAND_YES);
+  g_assert_true (wf_apd_config_demand_probe (&c, FALSE));
   g_assert_true (wf_apd_config_set (&c, "download-demand", "auto", &error));
   g_assert_cmpint (c.download_demand, ==, WF_APD_DEMAND_AUTO);
+  /* auto: only where the daemon may act (observe mode changes nothing). */
+  g_assert_true (wf_apd_config_demand_probe (&c, TRUE));
+  g_assert_false (wf_apd_config_demand_probe (&c, FALSE));
+  g_assert_true (wf_apd_config_may_act (&c, TRUE));
+  g_assert_false (wf_apd_config_may_act (&c, FALSE));
+  g_assert_true (wf_apd_config_set (&c, "actuator", "none", &error));
+  g_assert_false (wf_apd_config_may_act (&c, TRUE));
   g_assert_cmpfloat (wf_apd_config_weight (&c, mac), ==, 0.5);
   g_assert_cmpfloat (wf_apd_config_weight (&c, other), ==, 1.0);
   wf_apd_config_clear (&c);
