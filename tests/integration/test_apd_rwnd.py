@@ -171,6 +171,18 @@ class ApdRwndTest(unittest.TestCase):
         assert ivs, "no interval in [%s, %s]" % (t0, t1)
         return sum(i["bytes"] * 8 for i in ivs) / sum(i["seconds"] for i in ivs)
 
+    @staticmethod
+    def median_rate(result, t0, t1):
+        """Median bit/s of the 1-s intervals within [t0, t1] s: a stall
+        of the loaded machine moves bytes from one interval into the next
+        (CI once measured a 3-s mean 13 % above the clamp this way, where
+        every local run was within 2 %); a clamp that is off moves them
+        all."""
+        ivs = sorted(i["sum"]["bytes"] * 8 / i["sum"]["seconds"] for i in result["intervals"]
+                     if i["sum"]["start"] >= t0 - 0.05 and i["sum"]["end"] <= t1 + 0.05)
+        assert ivs, "no interval in [%s, %s]" % (t0, t1)
+        return ivs[len(ivs) // 2]
+
     def clamp_case(self, v, download):
         """Clamp at 2 s, measured over 3-6 s; lifted at 6.2 s, 7.5-10 s."""
         a = self.actuator()
@@ -187,11 +199,12 @@ class ApdRwndTest(unittest.TestCase):
         out, err = client.communicate(timeout=30)
         self.assertEqual(client.returncode, 0, err)
         result = json.loads(out)
-        clamped = self.rate(result, 3, 6)
+        clamped = self.median_rate(result, 3, 6)
         free = self.rate(result, 8, 10)
-        sys.stderr.write("IPv%d %s: clamp %.1f Mbit/s -> %.2f Mbit/s; lifted %.1f Mbit/s\n"
+        sys.stderr.write("IPv%d %s: clamp %.1f Mbit/s -> %.2f Mbit/s (median of 1-s intervals, "
+                         "mean %.2f); lifted %.1f Mbit/s\n"
                          % (v, "download" if download else "upload", CLAMP_BPS / 1e6,
-                            clamped / 1e6, free / 1e6))
+                            clamped / 1e6, self.rate(result, 3, 6) / 1e6, free / 1e6))
         self.assertEqual(a("stop"), "ok")
         self.assertAlmostEqual(clamped / CLAMP_BPS, 1.0, delta=0.10)
         self.assertGreater(free, 2.5 * CLAMP_BPS)
@@ -234,8 +247,8 @@ class ApdRwndTest(unittest.TestCase):
         self.assertEqual(a("refresh"), "ok")
         out, err = client.communicate(timeout=30)
         self.assertEqual(client.returncode, 0, err)
-        clamped = self.rate(json.loads(out), 3, 6)
-        sys.stderr.write("refresh: clamp %.1f Mbit/s -> %.2f Mbit/s\n"
+        clamped = self.median_rate(json.loads(out), 3, 6)
+        sys.stderr.write("refresh: clamp %.1f Mbit/s -> %.2f Mbit/s (median)\n"
                          % (CLAMP_BPS / 1e6, clamped / 1e6))
         self.assertAlmostEqual(clamped / CLAMP_BPS, 1.0, delta=0.10)
         self.assertEqual(a("stop"), "ok")
