@@ -42,6 +42,7 @@ check (WfApdConfig *c, GBytes *key)
   g_autoptr(WfApdStaSource) src = NULL;
   g_autoptr(WfApdState) state = NULL;
   gboolean ok = TRUE;
+  gboolean demand = wf_apd_config_demand_probe (c, wf_apd_config_may_act (c, key != NULL));
 
   printf ("config       interface %s, stations from %s, controller %s, actuator %s, "
           "objective %s\n", c->interface,
@@ -133,7 +134,7 @@ check (WfApdConfig *c, GBytes *key)
         }
 #endif
     }
-  if (wf_apd_config_demand_probe (c, wf_apd_config_may_act (c, key != NULL)))
+  if (demand)
     {
 #ifdef WF_HAVE_ACK_PRIO
       g_autoptr(WfOffered) o = NULL;
@@ -158,8 +159,7 @@ check (WfApdConfig *c, GBytes *key)
 #else
             ? "download-demand=no" : "not built: no BPF toolchain at build time");
 #endif
-  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority ||
-                            wf_apd_config_demand_probe (c, wf_apd_config_may_act (c, key != NULL))) &&
+  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority || demand) &&
       wf_apd_caps_permitted (WF_APD_CAP_BPF))
     printf ("privileges   CAP_BPF is dropped at start (actuator %s does not need it)\n",
             c->actuator);

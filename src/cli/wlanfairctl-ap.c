@@ -275,7 +275,10 @@ demand_text (JsonObject *sta)
 {
   if (!bool_member (sta, "counted", FALSE))
     return g_strdup ("none");
-  return g_strdup (bool_member (sta, "satisfied", FALSE) ? "satisfied" : "unsatisfied");
+  if (bool_member (sta, "satisfied", FALSE))
+    return g_strdup ("satisfied");
+  /* Says why a station below idle= still counts (download-demand). */
+  return g_strdup (bool_member (sta, "waits_at_ap", FALSE) ? "waiting" : "unsatisfied");
 }
 
 static char *

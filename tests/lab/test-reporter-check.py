@@ -172,6 +172,27 @@ class ReporterCheck(unittest.TestCase):
         self.assertEqual(res["spans_blurred"], 0)
         self.assertGreater(res["ratio_flow"], 1.02)
 
+    def test_slow_sample_at_a_run_end_is_left_out(self):
+        # The AP's side of the same stall: one sample's dump took 0.8 s, so
+        # its midpoint stamp is 0.4 s before the bytes it read, right at an
+        # instant that ends a run (the next report was lost).
+        run = Run(9, stall_p=0)
+        ordered = sorted(run.reports, key=lambda r: r["report"]["seq"])
+        tb = ordered[15]["report"]["sampled_us"] / 1e6
+        run.reports.remove(ordered[16])
+        recs = [json.loads(l) for l in run.recv[1:]]
+        k = min(range(len(recs)), key=lambda i: abs(recs[i]["t"] - tb))
+        recs[k]["b"]["12"] = round(run.received(recs[k]["t"] + 0.4))
+        recs[k]["d"] = 0.8
+        run.recv = [json.dumps(r) for r in recs]
+        res = self.check(run)
+        self.assertAlmostEqual(res["ratio_flow"], 1.0, delta=0.003)
+        rc.SAMPLE_BLUR, old = 10.0, rc.SAMPLE_BLUR
+        try:   # taken at its stamp, it moves the run's bytes
+            self.assertGreater(abs(self.check(run)["ratio_flow"] - 1), 0.006)
+        finally:
+            rc.SAMPLE_BLUR = old
+
     def test_unplaced_reports_give_no_ratio(self):
         # A reporter without sampled_us/span_s: its rates have no place in
         # time (time_us is the seal), so nothing is covered.

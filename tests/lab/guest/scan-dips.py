@@ -6,6 +6,11 @@ Inputs (all on the guest's realtime clock):
   --events FILE   'iw event -t' output (the kernel's nl80211 scan events)
   --window A,B    the traffic's start and end (unix seconds)
   --bin S         bin width (default 0.5 s)
+  --journal FILE  wlanfair-scand's journal ('journalctl -o short-unix'):
+                  where it says beacon loss, the guard allows scans by
+                  design until it suppresses bgscan again; scans starting
+                  there are excused (scans_started_unexcused), and the rest
+                  of the window is what the guard held (guarded_s)
 Prints one JSON object: scans that started inside the window, each scan's
 [start, end], and the mean rx+tx Mbit/s of the bins that overlap a scan
 window and of the bins that do not (the dip is their ratio).
@@ -38,6 +43,34 @@ def scans(path, ifname):
     return out
 
 
+JOURNAL = re.compile(r'^(\d+\.\d+) \S+ \S+: (\S+): (beacon loss: scans allowed|bgscan suppressed on)')
+
+
+def excused(path, ifname, t1):
+    """[(start, end)]: from each beacon loss the guard reports to its next
+    suppression of bgscan (t1 if none)."""
+    out, cur = [], None
+    with open(path, errors='replace') as f:
+        lines = f.readlines()
+    for line in lines:
+        m = JOURNAL.match(line)
+        if not m or m.group(2).rstrip(':') != ifname:
+            continue
+        t = float(m.group(1))
+        if m.group(3).startswith('beacon'):
+            cur = t if cur is None else cur
+        elif cur is not None:
+            out.append((cur, t))
+            cur = None
+    if cur is not None:
+        out.append((cur, max(t1, cur)))
+    return out
+
+
+def overlap_s(windows, a, b):
+    return sum(max(0.0, min(we, b) - max(ws, a)) for ws, we in windows)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--samples', required=True)
@@ -47,6 +80,7 @@ def main():
     ap.add_argument('--bin', type=float, default=0.5)
     ap.add_argument('--skip', type=float, default=0.0,
                     help='ignore scans starting in the first SKIP s of the window (reaction time)')
+    ap.add_argument('--journal')
     a = ap.parse_args()
     t0, t1 = (float(x) for x in a.window.split(','))
     rows = []
@@ -81,6 +115,14 @@ def main():
         'mbps_in_scan': mean(inside), 'mbps_outside': mean(outside),
         'min_bin_mbps': round(min(inside + outside), 3) if inside + outside else None,
     }
+    if a.journal:
+        ex = excused(a.journal, a.ifname, t1)
+        free = [s for s in during if not any(ws <= s['start'] <= we for ws, we in ex)]
+        res['excused'] = [[round(ws - t0, 2), round(we - t0, 2)] for ws, we in ex
+                          if we >= t0 + a.skip and ws <= t1]
+        res['scans_started_unexcused'] = len(free)
+        res['unexcused_starts'] = [round(s['start'] - t0, 2) for s in free]
+        res['guarded_s'] = round(max(0.0, t1 - t0 - a.skip - overlap_s(ex, t0 + a.skip, t1)), 2)
     res['dip_ratio'] = (round(res['mbps_in_scan'] / res['mbps_outside'], 3)
                         if res['mbps_in_scan'] is not None and res['mbps_outside'] else None)
     json.dump(res, sys.stdout)

@@ -41,6 +41,11 @@ SCAN_FREQS=${SCAN_FREQS:-2412 2417 2422 2427 2432 2437 2442 2447 2452 2457 2462 
 TRAFFIC_S=${SCAN_TRAFFIC_S:-60}
 # The guard's default idle hold-off plus emulation slack.
 RESTORE_MAX=${SCAN_RESTORE_MAX:-30}
+# Seconds of a guarded download the guard must hold (not excused by a
+# beacon loss): with the forced bgscan's 3-s interval, about 7 scans
+# would start in 20 s without it.
+GUARDED_MIN=${SCAN_GUARDED_MIN:-20}
+held_enough() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" "${1:-0}" "$GUARDED_MIN" 2>/dev/null; }
 sunit_active() { systemctl is-active -q $SUNIT; }
 sunit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result $SUNIT | tr '\n' ' '; echo; }
 journal_scand() { journalctl -b --no-pager -o short-precise -u $SUNIT "$@"; }
@@ -90,8 +95,10 @@ traffic() {
     rc=$?
     tb=$(date +%s.%N)
     wait $rp
+    # From 40 s before: a beacon loss just before the start still excuses.
+    journalctl -b --no-pager -o short-unix -u $SUNIT --since "@$((${ta%.*} - 40))" > "$OUT/scand-$phase.txt" 2>&1
     python3 scan-dips.py --samples "$OUT/rate-$phase.csv" --events "$OUT/iw-events.txt" \
-        --window "$ta,$tb" --skip "$skip" > "$OUT/dips-$phase.json"
+        --window "$ta,$tb" --skip "$skip" --journal "$OUT/scand-$phase.txt" > "$OUT/dips-$phase.json"
     cat "$OUT/dips-$phase.json"
     return $rc
 }
@@ -114,7 +121,7 @@ phase_noguard() {
     fact "noguard_iperf_mbps$r" "$(iperf_mbps "noguard$r")"
 }
 phase_guard() {
-    local r=$1 n k poll t_end ta since attempt
+    local r=$1 n g k poll t_end ta attempt
     say "B$r. guard: same bgscan, same download"
     bgscan_force
     sunit_active || run 60 systemctl start $SUNIT
@@ -124,23 +131,27 @@ phase_guard() {
     # Poll what wpa_supplicant holds, for the reaction time and the check.
     ( while :; do printf '%s %s\n' "$(date +%s.%N)" "$(bgscan_get)"; sleep 0.25; done ) > "$OUT/bgscan-guard$r.txt" &
     poll=$!; LAB_PIDS+=("$poll")
-    # A beacon loss (the emulated radio under a loaded host) makes the
-    # guard allow scans for 30 s by design: that run says nothing about
-    # suppression, so it is run again after the grace, at most twice.
+    # A beacon loss (the emulated radio under a loaded host: in one CI run
+    # 8-33 s into every download) makes the guard allow scans until it
+    # suppresses again 30 s later, by design. Scans that start there are
+    # excused (scan-dips.py --journal); the rest of the download is what
+    # the guard held, and must hold no scan. Under GUARDED_MIN s held, the
+    # run says too little and is run again after the grace, at most twice.
     for attempt in 1 2 3; do
-        since=$(date '+%Y-%m-%d %H:%M:%S')
         traffic "guard$r" "$TRAFFIC_S" 2
         t_end=$(date +%s.%N)
-        n=$(dip "guard$r" scans_started_in_traffic)
-        [ "${n:-1}" = 0 ] && break
-        journal_scand --since "$since" | grep -q 'beacon loss: scans allowed' || break
+        n=$(dip "guard$r" scans_started_unexcused)
+        g=$(dip "guard$r" guarded_s)
+        [ "${n:-1}" = 0 ] || break
+        held_enough "$g" && break
         fact "guard_rerun_after_beacon_loss$r" "$attempt"
         sleep 31
     done
-    check "no-scan-during-traffic-with-guard$r" "scans started during traffic: ${n:-?} at $(dip "guard$r" scan_starts_in_traffic) s" test "${n:-1}" = 0
+    check "no-scan-during-traffic-with-guard$r" "scans started while the guard held the download: ${n:-?} at $(dip "guard$r" unexcused_starts) s (all starts $(dip "guard$r" scan_starts_in_traffic) s; excused after beacon loss $(dip "guard$r" excused) s)" test "${n:-1}" = 0
+    check "guard-held-download$r" "the guard held ${g:-?} s of the download (want >= $GUARDED_MIN; excused after beacon loss $(dip "guard$r" excused) s)" held_enough "$g"
     check "bgscan-empty-during-traffic$r" "wpa_supplicant never showed an empty bgscan: $(awk '{print $2}' "$OUT/bgscan-guard$r.txt" | sort -u | tr '\n' ' ')" \
         grep -q ' $' "$OUT/bgscan-guard$r.txt"
-    for k in scans_started_in_traffic scans_per_min_in_traffic scans_aborted mbps_in_scan mbps_outside dip_ratio; do fact "guard_$k$r" "$(dip "guard$r" $k)"; done
+    for k in scans_started_in_traffic scans_started_unexcused guarded_s excused scans_per_min_in_traffic scans_aborted mbps_in_scan mbps_outside dip_ratio; do fact "guard_$k$r" "$(dip "guard$r" $k)"; done
     fact "guard_iperf_mbps$r" "$(iperf_mbps "guard$r")"
     if wait_until "$RESTORE_MAX" bgscan_is "$FORCED"; then
         pass "bgscan-restored-exactly-after-idle$r"
