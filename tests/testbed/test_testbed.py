@@ -278,6 +278,18 @@ class Results(unittest.TestCase):
         self.assertEqual(testbed_sockdiag.bins_of(cum, 4), [500.0, 500.0, 2000.0, 0.0])
         self.assertEqual(testbed_sockdiag.bins_of([], 2), [0.0, 0.0])
 
+    def test_connect_delay(self):
+        def client(secs):
+            return self.write(json.dumps({"start": {"timestamp": {"timesecs": secs}}}))
+        # Connected within the launch's second, or the next: not moved.
+        self.assertEqual(tr.connect_delay(client(1000), 1000.3), 0.0)
+        self.assertEqual(tr.connect_delay(client(1000), 1000.9), 0.0)
+        self.assertEqual(tr.connect_delay(client(1001), 1000.9), 0.0)
+        # SYNs lost for 15 s: moved by 15 +- 0.5.
+        self.assertAlmostEqual(tr.connect_delay(client(1015), 1000.3), 15.2)
+        self.assertEqual(tr.connect_delay(self.write("{}"), 1000.3), 0.0)
+        self.assertEqual(tr.connect_delay(os.path.join(self.dir.name, "missing"), 1.0), 0.0)
+
     def test_rebin(self):
         bins = tr.rebin([(0, 1, 100), (1, 2, 200)], 0.5, 4)
         self.assertEqual(bins, [50, 150, 100, 0])

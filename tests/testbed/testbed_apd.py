@@ -54,7 +54,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, HERE)
 import testbed  # noqa: E402
-from testbed_results import read_intervals, rebin  # noqa: E402
+from testbed_results import connect_delay, read_intervals, rebin  # noqa: E402
 
 REPORT_PORT = 7455
 DEFAULT_KEY = b"wlanfair-testbed-apd-key-0123456789abcdef"
@@ -300,6 +300,7 @@ class Cell:
                     if f.parallel > 1:
                         args += ["-P", str(f.parallel)]
                     s["launched"] = time.monotonic() - t0
+                    s["launched_wall"] = time.time()
                     s["client"] = self.spawn(self.tb.sta[f.station - 1], args,
                                              s["stem"] + ".client.json")
                 st = self.status()
@@ -349,7 +350,14 @@ class Cell:
                 sender_ccs.add(end["sender_tcp_congestion"])
             if err:
                 errors.append("iperf3 %s of station %d at %g s: %s" % (recv, f.station, f.start, err))
-            bins = rebin(ivs, s["launched"], seconds) if s["launched"] is not None else [0.0] * seconds
+            if s["launched"] is not None:
+                late = connect_delay(s["stem"] + ".client.json", s["launched_wall"])
+                if late:
+                    errors.append("iperf3 client of station %d connected %.1f s after its launch "
+                                  "(its series moved by that)" % (f.station, late))
+                bins = rebin(ivs, s["launched"] + late, seconds)
+            else:
+                bins = [0.0] * seconds
             acc = goodput.setdefault(f.station, [0.0] * seconds)
             for k, b in enumerate(bins):
                 acc[k] += b * 8

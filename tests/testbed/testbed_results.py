@@ -39,6 +39,24 @@ def read_intervals(path: str):
     return out, d.get("error"), d.get("end", {})
 
 
+def connect_delay(client_path: str, launched_wall: float) -> float:
+    """Seconds from a client's launch (wall clock) to its connection, from
+    iperf3's start.timestamp (taken on connect, whole seconds): 0 unless
+    it is clearly late. iperf3's intervals count from the connection, so
+    a flow whose SYNs were lost (retries after 1, 3, 7, 15 s) placed at
+    its launch would show its last seconds, alone in the cell after the
+    others ended, as the run's last (a bench run: 23 Mbit/s for a station
+    the AP was sending 1.1). Off by up to half a second when it applies;
+    a delay under a second (one SYN retry at most) is left as it was."""
+    try:
+        with open(client_path) as f:
+            secs = float(json.load(f)["start"]["timestamp"]["timesecs"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0.0
+    delay = secs + 0.5 - launched_wall
+    return delay if delay >= 1.0 else 0.0
+
+
 def rebin(intervals, offset: float, duration: int) -> List[float]:
     """Bytes per 1-s bin of the common clock: interval (a, z) of a flow that
     started `offset` s after the run start is spread over the bins it
