@@ -8,9 +8,12 @@ namespace on br0's ports (stations-from=bridge-ports). `Cell.run()` starts
 the daemon with the given settings, launches the flows of a schedule (each
 `FlowSpec` one iperf3 pair from `start` to `end` seconds after the run's
 t0), polls the daemon's status file, stops everything and returns a `Run`:
-per station and second the receiver's goodput from iperf3's intervals
-(`goodput`) and the AP's view from the status file (`status_goodput`),
-plus every round the bench saw (`rounds`).
+per station and second the receiver's goodput (`goodput`: its sockets'
+bytes_received sampled every 0.2 s on the run's clock, testbed_sockdiag's
+RecvSampler, as bench/ackloss counts; iperf3's intervals only where
+sock_diag fails, since they count from the connection, which lost SYNs
+can delay by seconds) and the AP's view from the status file
+(`status_goodput`), plus every round the bench saw (`rounds`).
 
 The figures (pure functions, no root: `phase_figures`):
 
@@ -55,6 +58,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, HERE)
 import testbed  # noqa: E402
 from testbed_results import connect_delay, read_intervals, rebin  # noqa: E402
+from testbed_sockdiag import RecvSampler  # noqa: E402
 
 REPORT_PORT = 7455
 DEFAULT_KEY = b"wlanfair-testbed-apd-key-0123456789abcdef"
@@ -103,7 +107,7 @@ class Run:
     seconds: int
     flows: List[FlowSpec]
     macs: List[str]
-    goodput: Dict[int, List[float]]          # station -> bit/s per second (iperf3)
+    goodput: Dict[int, List[float]]          # station -> bit/s per second (its receiver)
     status_goodput: Dict[int, List[Optional[float]]]  # station -> AP's bit/s per second
     status_jain: List[Optional[float]]       # the daemon's round.jain per second
     rounds: List[dict]                       # compact rounds: t (s after t0), mode, ...
@@ -163,6 +167,15 @@ class Cell:
                 p.wait()
         self.procs = []
         self.tb.teardown()
+
+    def receiver(self, f: "FlowSpec", port: int):
+        """(namespace, match) of a flow's receiving sockets for RecvSampler:
+        the server's on the flow's port from the station for an upload,
+        the station's to that port for a download."""
+        if f.direction == "up":
+            ip = self.tb.sta_ip(f.station)
+            return (self.tb.srv, lambda lp, rp, rip, port=port, ip=ip: lp == port and rip == ip)
+        return (self.tb.sta[f.station - 1], lambda lp, rp, rip, port=port: rp == port)
 
     def spawn(self, ns: str, args: List[str], log: Optional[str] = None) -> subprocess.Popen:
         out = open(log, "w") if log else subprocess.DEVNULL
@@ -277,11 +290,18 @@ class Cell:
             specs.append({"flow": f, "port": port, "stem": stem, "server": srv,
                           "client": None, "launched": None})
         testbed.wait_listening(self.tb, [s["port"] for s in specs])
+        sampler, sampler_error = None, None
+        try:
+            sampler = RecvSampler({s["stem"]: self.receiver(s["flow"], s["port"]) for s in specs})
+        except OSError as e:
+            sampler_error = "sock_diag: %s (goodput from iperf3's intervals)" % e
         t0 = time.monotonic()
         wall0 = time.time()
         rounds, last_round = [], None
         pending = sorted(specs, key=lambda s: s["flow"].start)
         end = t0 + seconds
+        if sampler:
+            sampler.start(t0)
         try:
             while True:
                 now = time.monotonic()
@@ -329,6 +349,8 @@ class Cell:
                             p.kill()
                             p.wait()
         finally:
+            if sampler:
+                sampler.stop()
             for s in specs:
                 for p in (s["client"], s["server"]):
                     if p is not None and p.poll() is None:
@@ -339,6 +361,11 @@ class Cell:
 
         goodput: Dict[int, List[float]] = {}
         errors = []
+        if sampler and sampler.error:
+            sampler_error = "sock_diag: %s (goodput from iperf3's intervals)" % sampler.error
+        sampled = sampler is not None and sampler_error is None and len(sampler.samples) >= 2
+        if sampler_error:
+            errors.append(sampler_error)
         sender_ccs = set()
         for s in specs:
             f = s["flow"]
@@ -350,7 +377,9 @@ class Cell:
                 sender_ccs.add(end["sender_tcp_congestion"])
             if err:
                 errors.append("iperf3 %s of station %d at %g s: %s" % (recv, f.station, f.start, err))
-            if s["launched"] is not None:
+            if sampled:
+                bins = sampler.bins(s["stem"], seconds)
+            elif s["launched"] is not None:
                 late = connect_delay(s["stem"] + ".client.json", s["launched_wall"])
                 if late:
                     errors.append("iperf3 client of station %d connected %.1f s after its launch "
