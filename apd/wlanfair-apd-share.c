@@ -244,7 +244,8 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
           st->satisfied = !s->wants_more && s->app_limited &&
                           (p->level <= 0 || x[i] < (1 - 2 * MARGIN) * p->level * shape[i]) &&
                           (st->cap_bps <= 0 || x[i] < PRESSING * st->cap_bps);
-          st->satisfied_x = x[i];
+          if (st->satisfied)
+            st->satisfied_x = x[i];
         }
       else if (st->satisfied)
         st->satisfied = x[i] < SAT_EXIT_GROWTH * st->satisfied_x;

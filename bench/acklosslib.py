@@ -51,6 +51,13 @@ def start_tcpd(tcpd, state, *extra):
     sys.exit("wlanfair-tcpd did not start")
 
 
+def tcpd_counters(state):
+    """{CC: detector counters} from the loader's status file (rewritten
+    every second while it runs)."""
+    with open(os.path.join(state, "tcp-status.json")) as f:
+        return json.load(f)["registered"]
+
+
 def stop_tcpd(p):
     p.send_signal(signal.SIGTERM)
     p.wait(timeout=30)

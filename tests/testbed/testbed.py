@@ -964,16 +964,19 @@ def sender_rtt_ms(end: dict) -> Optional[dict]:
         return None
 
 
+def receiver(tb: "Testbed", direction: str, station: int, port: int):
+    """(namespace, match) of a flow's receiving sockets for RecvSampler:
+    srv's on an upload's port from its station, a downloading station's to
+    the flow's port."""
+    if direction == "up":
+        ip = tb.sta_ip(station)
+        return (tb.srv, lambda lp, rp, rip: lp == port and rip == ip)
+    return (tb.sta[station - 1], lambda lp, rp, rip: rp == port)
+
+
 def recv_sampler(tb: "Testbed", flows: List[Flow]) -> RecvSampler:
-    """The receivers' byte counts: srv's sockets on an upload's port from its
-    station, a downloading station's sockets to the flow's port."""
-    spec = {}
-    for fl in flows:
-        if fl.direction == "up":
-            ip = tb.sta_ip(fl.station)
-            spec[fl.name] = (tb.srv, lambda lp, rp, rip, port=fl.port, ip=ip: lp == port and rip == ip)
-        else:
-            spec[fl.name] = (tb.sta[fl.station - 1], lambda lp, rp, rip, port=fl.port: rp == port)
+    """The receivers' byte counts (receiver() of each flow)."""
+    spec = {fl.name: receiver(tb, fl.direction, fl.station, fl.port) for fl in flows}
     try:
         return RecvSampler(spec)
     except OSError as e:

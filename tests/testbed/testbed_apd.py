@@ -168,15 +168,6 @@ class Cell:
         self.procs = []
         self.tb.teardown()
 
-    def receiver(self, f: "FlowSpec", port: int):
-        """(namespace, match) of a flow's receiving sockets for RecvSampler:
-        the server's on the flow's port from the station for an upload,
-        the station's to that port for a download."""
-        if f.direction == "up":
-            ip = self.tb.sta_ip(f.station)
-            return (self.tb.srv, lambda lp, rp, rip, port=port, ip=ip: lp == port and rip == ip)
-        return (self.tb.sta[f.station - 1], lambda lp, rp, rip, port=port: rp == port)
-
     def spawn(self, ns: str, args: List[str], log: Optional[str] = None) -> subprocess.Popen:
         out = open(log, "w") if log else subprocess.DEVNULL
         env = {k: v for k, v in os.environ.items() if k != "CREDENTIALS_DIRECTORY"}
@@ -292,7 +283,9 @@ class Cell:
         testbed.wait_listening(self.tb, [s["port"] for s in specs])
         sampler, sampler_error = None, None
         try:
-            sampler = RecvSampler({s["stem"]: self.receiver(s["flow"], s["port"]) for s in specs})
+            sampler = RecvSampler({s["stem"]: testbed.receiver(self.tb, s["flow"].direction,
+                                                               s["flow"].station, s["port"])
+                                   for s in specs})
         except OSError as e:
             sampler_error = "sock_diag: %s (goodput from iperf3's intervals)" % e
         t0 = time.monotonic()

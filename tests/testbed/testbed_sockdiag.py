@@ -99,7 +99,15 @@ class RecvSampler:
 
     def __init__(self, flows: Dict[str, Tuple[str, object]]):
         self.flows = flows
-        self.socks = {ns: socket_in_netns(ns) for ns, _ in flows.values()}
+        self.socks = {}
+        try:
+            for ns, _ in flows.values():
+                if ns not in self.socks:
+                    self.socks[ns] = socket_in_netns(ns)
+        except OSError:
+            for s in self.socks.values():
+                s.close()
+            raise
         self.seen: Dict[Tuple[str, int], Tuple[str, int]] = {}   # (ns, cookie) -> (flow, bytes)
         self.samples: List[Tuple[float, Dict[str, int]]] = []
         self.error = None
