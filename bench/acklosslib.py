@@ -127,6 +127,28 @@ def direction_parts(flows_bps, series=None, tail_s=0):
     return out
 
 
+NOTHING_BPS = 1000          # below: only iperf3's control connection got through
+
+
+def never_delivered(summary, raw_dir):
+    """Flows that delivered nothing in the whole run, and why as far as
+    iperf3's client saw it: "never connected" (no data socket listed: the
+    handshake never got through) or "connected" (its first window never
+    did). These starve before any CC has a window to act on."""
+    out = {}
+    for f in summary["flows"]:
+        if f["mean_bps"] >= NOTHING_BPS:
+            continue
+        try:
+            with open(os.path.join(raw_dir, f["name"] + ".client.json")) as fh:
+                connected = (json.load(fh).get("start") or {}).get("connected")
+        except (OSError, ValueError):
+            connected = None
+        out[f["name"]] = ("unknown" if connected is None else
+                          "connected" if connected else "never connected")
+    return out
+
+
 def flow_figures(summary, csv):
     """Per-flow means, total, starved flows and each flow's longest stall
     (from the run's series CSV)."""
