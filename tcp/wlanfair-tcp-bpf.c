@@ -188,7 +188,7 @@ wf_tcp_bpf_load (const WfTcpBpfConfig *config,
   bpf->skel->rodata->wf_confirm = config->confirm;
   bpf->skel->rodata->wf_rate = config->confirm_rate;
   bpf->skel->rodata->wf_min_qdelay_us = config->min_qdelay_us;
-  bpf->skel->rodata->wf_drain = config->drain ? 1 : 0;
+  bpf->skel->rodata->wf_reduction = config->reduction;
   if (config->scope_cc)
     g_strlcpy ((char *) bpf->skel->rodata->wf_scope_cc, config->scope_cc, WF_CC_NAME_MAX);
   else

@@ -23,7 +23,7 @@ typedef struct {
   guint       confirm;
   guint       confirm_rate; /* Q20 share of lost ACKs */
   guint       min_qdelay_us;
-  gboolean    drain;       /* wf_ackloss_reduce: drain, not only halve */
+  guint       reduction;   /* enum wf_ackloss_reduction */
   const char *scope_cc;    /* CC the sock_ops program hands out, or NULL */
   const char *pin_dir;     /* bpffs directory for legacy registrations */
 } WfTcpBpfConfig;

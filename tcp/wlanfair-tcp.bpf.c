@@ -17,13 +17,13 @@
 char _license[] SEC ("license") = "GPL";
 
 /* Set by the loader before load (--thresh, --beta, --confirm, --confirm-rate,
- * --min-queue-delay, --cc). */
+ * --min-queue-delay, --reduction, --cc). */
 const volatile __u32 wf_thresh = WF_ACKLOSS_THRESH_DEFAULT;
 const volatile __u32 wf_beta = WF_ACKLOSS_BETA_DEFAULT;
 const volatile __u32 wf_confirm = WF_ACKLOSS_CONFIRM_DEFAULT;
 const volatile __u32 wf_rate = WF_ACKLOSS_RATE_DEFAULT;
 const volatile __u32 wf_min_qdelay_us = WF_ACKLOSS_QDELAY_DEFAULT_US;
-const volatile __u32 wf_drain = WF_ACKLOSS_DRAIN_DEFAULT;
+const volatile __u32 wf_reduction = WF_ACKLOSS_REDUCTION_DEFAULT;
 const volatile char wf_scope_cc[WF_CC_NAME_MAX] = "ackloss_cubic";
 
 struct {
@@ -156,7 +156,8 @@ al_ack (struct sock *sk, __u32 cc, __u32 *before)
   wf_ackloss_on_rtt (s, &p, tp->srtt_us >> 3, tp->rtt_min.s[0].v);
   if (wf_ackloss_on_ack (s, &p, c, tp->snd_una, tp->snd_nxt, tp->mss_cache) != WF_ACKLOSS_HALVE)
     return 0;
-  cwnd = wf_ackloss_reduce (tp->snd_cwnd, tp->srtt_us >> 3, tp->rtt_min.s[0].v, wf_drain);
+  cwnd = wf_ackloss_reduce (tp->snd_cwnd, tp->srtt_us >> 3, tp->rtt_min.s[0].v,
+                            (enum wf_ackloss_reduction) wf_reduction, wf_ackloss_b (s));
   if (c && cwnd < wf_ackloss_halve (tp->snd_cwnd))
     c->drained++;
   tp->snd_cwnd = cwnd;

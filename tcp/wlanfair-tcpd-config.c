@@ -12,7 +12,7 @@
 #include "wlanfair-tcp-bpf.h"
 
 const char * const wf_tcpd_scope_names[3] = { "wifi", "system", "opt-in" };
-const char * const wf_tcpd_reduction_names[2] = { "halve", "drain" };
+const char * const wf_tcpd_reduction_names[3] = { "halve", "drain", "auto" };
 
 static const char * const keys[] = {
   "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "min-queue-delay", "reduction",
@@ -30,7 +30,7 @@ wf_tcpd_config_init (WfTcpdConfig *c)
     .confirm = WF_ACKLOSS_CONFIRM_DEFAULT,
     .confirm_rate = WF_ACKLOSS_RATE_DEFAULT_PERMILLE / 10.0,
     .min_queue_delay = WF_ACKLOSS_QDELAY_DEFAULT_US / 1000.0,
-    .reduction = WF_ACKLOSS_DRAIN_DEFAULT ? WF_TCPD_REDUCTION_DRAIN : WF_TCPD_REDUCTION_HALVE,
+    .reduction = (WfTcpdReduction) WF_ACKLOSS_REDUCTION_DEFAULT,
   };
 }
 
@@ -175,7 +175,8 @@ wf_tcpd_config_set (WfTcpdConfig *c, const char *key, const char *value, GError 
   if (g_str_equal (key, "reduction"))
     {
       if (!parse_name ("reduction", wf_tcpd_reduction_names,
-                       G_N_ELEMENTS (wf_tcpd_reduction_names), "halve, drain", value, &i, error))
+                       G_N_ELEMENTS (wf_tcpd_reduction_names), "halve, drain, auto", value,
+                       &i, error))
         return FALSE;
       c->reduction = i;
       return TRUE;

@@ -9,8 +9,13 @@ G_BEGIN_DECLS
 
 typedef enum { WF_TCPD_SCOPE_WIFI, WF_TCPD_SCOPE_SYSTEM, WF_TCPD_SCOPE_OPT_IN } WfTcpdScope;
 
-/* What a confirmed ACK-loss round does to cwnd (wf_ackloss_reduce). */
-typedef enum { WF_TCPD_REDUCTION_HALVE, WF_TCPD_REDUCTION_DRAIN } WfTcpdReduction;
+/* What a confirmed ACK-loss round does to cwnd (wf_ackloss_reduce): the
+ * values of enum wf_ackloss_reduction. */
+typedef enum {
+  WF_TCPD_REDUCTION_HALVE,
+  WF_TCPD_REDUCTION_DRAIN,
+  WF_TCPD_REDUCTION_AUTO,
+} WfTcpdReduction;
 
 typedef struct {
   WfTcpdScope scope;
@@ -30,7 +35,7 @@ typedef struct {
 /* Indexed by WfTcpdScope. */
 extern const char * const wf_tcpd_scope_names[3];
 /* Indexed by WfTcpdReduction. */
-extern const char * const wf_tcpd_reduction_names[2];
+extern const char * const wf_tcpd_reduction_names[3];
 
 /* The defaults (scope wifi, ackloss_cubic, the detector's defaults). */
 void     wf_tcpd_config_init  (WfTcpdConfig *c);

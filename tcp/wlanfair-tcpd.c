@@ -312,7 +312,7 @@ start (Daemon *d, GError **error)
     .confirm = c->confirm,
     .confirm_rate = (guint) lround (c->confirm_rate / 100 * WF_ACKLOSS_RATE_ONE),
     .min_qdelay_us = (guint) lround (c->min_queue_delay * 1000),
-    .drain = c->reduction == WF_TCPD_REDUCTION_DRAIN,
+    .reduction = c->reduction,
     .scope_cc = c->scope == WF_TCPD_SCOPE_WIFI ? wf_tcp_cc_names[c->cc] : NULL,
     .pin_dir = c->pin_dir,
   };
@@ -462,7 +462,8 @@ main (int argc, char **argv)
       "Halve only when the RTT is this far above its minimum (default 1; 0: off)", "MS" },
     { "reduction", 0, 0, G_OPTION_ARG_STRING, &reduction,
       "What a detection does to cwnd: drain (default: down to "
-      "cwnd x min RTT / RTT where that is less than half) or halve", "HOW" },
+      "cwnd x min RTT / RTT where that is less than half), halve, or auto "
+      "(halve where the receiver ACKs every segment, drain where not)", "HOW" },
     { "interface", 'i', 0, G_OPTION_ARG_STRING_ARRAY, &interfaces,
       "A Wi-Fi interface for scope=wifi (repeatable; default: all wireless)", "IFACE" },
     { "cgroup", 0, 0, G_OPTION_ARG_FILENAME, &d.config.cgroup,

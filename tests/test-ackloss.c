@@ -1281,6 +1281,9 @@ test_spread_high_loss (void)
 static void
 test_halve (void)
 {
+  const enum wf_ackloss_reduction H = WF_ACKLOSS_REDUCE_HALVE, D = WF_ACKLOSS_REDUCE_DRAIN,
+                                  A = WF_ACKLOSS_REDUCE_AUTO;
+
   g_assert_cmpuint (wf_ackloss_halve (40), ==, 20);
   g_assert_cmpuint (wf_ackloss_halve (5), ==, 2);
   g_assert_cmpuint (wf_ackloss_halve (3), ==, 1);
@@ -1288,19 +1291,33 @@ test_halve (void)
   g_assert_cmpuint (wf_ackloss_halve (1), ==, 1);
   g_assert_cmpuint (wf_ackloss_halve (G_MAXUINT32), ==, G_MAXUINT32 / 2);
   /* drain: the window that empties the sender's own queue, when below half */
-  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, 0), ==, 100);
-  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, 1), ==, 2);
-  g_assert_cmpuint (wf_ackloss_reduce (200, 40000, 10000, 1), ==, 50);
-  g_assert_cmpuint (wf_ackloss_reduce (200, 15000, 10000, 1), ==, 100);
-  g_assert_cmpuint (wf_ackloss_reduce (200, 10000, ~0u, 1), ==, 100);
-  g_assert_cmpuint (wf_ackloss_reduce (200, 0, 1000, 1), ==, 100);
-  g_assert_cmpuint (wf_ackloss_reduce (G_MAXUINT32, 2000000, 1000000, 1), ==, G_MAXUINT32 / 2);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, H, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, D, 1), ==, 2);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 40000, 10000, D, 1), ==, 50);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 15000, 10000, D, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 10000, ~0u, D, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 0, 1000, D, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (G_MAXUINT32, 2000000, 1000000, D, 1), ==,
+                    G_MAXUINT32 / 2);
+  /* auto: halve where every segment is ACKed (b = 1), drain where one ACK
+   * covers more */
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, A, 1), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, A, 0), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, A, 2), ==, 2);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 40000, 10000, A, 4), ==, 50);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 15000, 10000, A, 2), ==, 100);
+  g_assert_cmpuint (wf_ackloss_reduce (200, 0, 1000, A, 2), ==, 100);
+  /* an unknown value halves */
+  g_assert_cmpuint (wf_ackloss_reduce (200, 100000, 1000, (enum wf_ackloss_reduction) 7, 2), ==,
+                    100);
   /* CUBIC's loss point: the window before a halving, the drained one */
   g_assert_cmpuint (wf_ackloss_cubic_origin (200, 100), ==, 200);
   g_assert_cmpuint (wf_ackloss_cubic_origin (201, 100), ==, 201);
   g_assert_cmpuint (wf_ackloss_cubic_origin (200, 99), ==, 99);
-  g_assert_cmpuint (wf_ackloss_cubic_origin (200, wf_ackloss_reduce (200, 40000, 10000, 1)), ==, 50);
-  g_assert_cmpuint (wf_ackloss_cubic_origin (200, wf_ackloss_reduce (200, 40000, 10000, 0)), ==, 200);
+  g_assert_cmpuint (wf_ackloss_cubic_origin (200, wf_ackloss_reduce (200, 40000, 10000, D, 1)),
+                    ==, 50);
+  g_assert_cmpuint (wf_ackloss_cubic_origin (200, wf_ackloss_reduce (200, 40000, 10000, H, 1)),
+                    ==, 200);
   g_assert_cmpuint (wf_ackloss_cubic_origin (3, 2), ==, 3);
 }
 

@@ -59,7 +59,8 @@ test_keys (void)
     { "min-queue-delay", "-1", "min-queue-delay: " },
     { "reduction", "drain", NULL },
     { "reduction", "halve", NULL },
-    { "reduction", "half", "reduction 'half' is not one of halve, drain" },
+    { "reduction", "auto", NULL },
+    { "reduction", "half", "reduction 'half' is not one of halve, drain, auto" },
     { "interfaces", "wlan0, wlan1", NULL },
     { "colour", "red", "unknown key 'colour'" },
   };
