@@ -13,6 +13,10 @@
 
 const char * const wf_tcpd_scope_names[3] = { "wifi", "system", "opt-in" };
 const char * const wf_tcpd_reduction_names[3] = { "halve", "drain", "auto" };
+/* The loader hands the value to the BPF programs as it is. */
+G_STATIC_ASSERT ((int) WF_TCPD_REDUCTION_HALVE == WF_ACKLOSS_REDUCE_HALVE &&
+                 (int) WF_TCPD_REDUCTION_DRAIN == WF_ACKLOSS_REDUCE_DRAIN &&
+                 (int) WF_TCPD_REDUCTION_AUTO == WF_ACKLOSS_REDUCE_AUTO);
 
 static const char * const keys[] = {
   "scope", "cc", "thresh", "beta", "confirm", "confirm-rate", "min-queue-delay", "reduction",
