@@ -47,6 +47,7 @@ wf_offered (struct __sk_buff *skb)
   struct wf_offered_count *v;
   __u8 *m;
   __u64 key;
+  __u32 frames;
 
   if (!sc || bpf_skb_load_bytes (skb, 0, sc->mac, 6) < 0)
     return TC_ACT_UNSPEC;
@@ -55,15 +56,18 @@ wf_offered (struct __sk_buff *skb)
     return TC_ACT_UNSPEC;
   key = (__u64) m[0] << 40 | (__u64) m[1] << 32 | (__u64) m[2] << 24 |
         (__u64) m[3] << 16 | (__u64) m[4] << 8 | m[5];
+  /* A GSO packet (the bridge's, a TSO sender's) leaves the port as
+   * gso_segs frames, and the port's tx_packets counts frames. */
+  frames = skb->gso_segs ? skb->gso_segs : 1;
   v = bpf_map_lookup_elem (&offered, &key);
   if (v)
     {
-      v->packets++;
+      v->packets += frames;
       v->bytes += skb->len;
     }
   else
     {
-      struct wf_offered_count one = { .packets = 1, .bytes = skb->len };
+      struct wf_offered_count one = { .packets = frames, .bytes = skb->len };
 
       /* Another CPU may insert it first: that frame goes uncounted. */
       bpf_map_update_elem (&offered, &key, &one, BPF_NOEXIST);
