@@ -19,14 +19,23 @@ static const guint8 sta_b[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x02 };
 static const guint8 bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const guint8 mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb };   /* mDNS */
 
-/* Hands the program one frame of len bytes to dst; the frame must leave
+/* Hands the program one packet of len bytes to dst, a GSO packet of
+ * gso_segs segments where that is above 0; the packet must leave
  * unchanged, and the verdict must let later filters run. */
 static void
-hand (WfOffered *o, const guint8 dst[6], guint len)
+hand_gso (WfOffered *o, const guint8 dst[6], guint len, guint gso_segs)
 {
   g_autofree guint8 *frame = g_malloc0 (len), *out = g_malloc0 (len);
+  struct __sk_buff ctx;
   LIBBPF_OPTS (bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
-               .data_out = out, .data_size_out = len, .repeat = 1);
+               .data_out = out, .data_size_out = len, .repeat = 1,
+               .ctx_in = &ctx, .ctx_size_in = sizeof ctx);
+
+  /* The kernel refuses a context with any byte it does not take set,
+   * padding included. */
+  memset (&ctx, 0, sizeof ctx);
+  ctx.gso_segs = gso_segs;
+  ctx.gso_size = gso_segs ? 1448 : 0;
 
   memcpy (frame, dst, 6);
   memcpy (frame + 6, sta_b, 6);
@@ -37,6 +46,12 @@ hand (WfOffered *o, const guint8 dst[6], guint len)
   g_assert_cmpint ((int) opts.retval, ==, TC_ACT_UNSPEC);
   g_assert_cmpuint (opts.data_size_out, ==, len);
   g_assert_cmpmem (out, len, frame, len);
+}
+
+static void
+hand (WfOffered *o, const guint8 dst[6], guint len)
+{
+  hand_gso (o, dst, len, 0);
 }
 
 static WfApdOffered
@@ -83,6 +98,15 @@ test_counts (void)
   g_assert_true (wf_offered_read (o, counts, &error));
   g_assert_cmpuint (find (counts, sta_b).packets, ==, 2);
   g_assert_cmpuint (find (counts, sta_a).packets, ==, 4);
+
+  /* A GSO packet counts as the frames it leaves the port as (the
+   * port's tx_packets counts frames): one counted as one made a
+   * dropping AP's download look delivered. */
+  /* (Two segments: a test run's packet is linear, within a page.) */
+  hand_gso (o, sta_b, 14 + 20 + 20 + 2 * 1448, 2);
+  g_assert_true (wf_offered_read (o, counts, &error));
+  g_assert_cmpuint (find (counts, sta_b).packets, ==, 4);
+  g_assert_cmpuint (find (counts, sta_b).bytes, ==, 200 + 14 + 20 + 20 + 2 * 1448);
 }
 
 /* It loads with what the unit grants (bpf-caps.h). */
