@@ -96,7 +96,12 @@ class Bus:
         self.conn = dbus.bus.BusConnection(self.address)
 
     def close(self):
+        # dbusmock 0.28 (Debian 12) forgets its data directory before it
+        # would remove it: /tmp kept a dbusmock_data_* per test.
+        datadir = getattr(DBusTestCase, "_DBusTestCase__datadir", None)
         DBusTestCase.tearDownClass()
+        if datadir:
+            shutil.rmtree(datadir, ignore_errors=True)
 
 
 class Lab:
