@@ -890,12 +890,17 @@ def run_traffic(tb: Testbed, raw_dir: str) -> dict:
         t0, wall0 = time.monotonic(), time.time()
         sampler.start(t0)
         cpu0, drops0 = _cpu_times(), _softnet_drops()
+        # No --connect-timeout: a handshake waits for the kernel's SYN
+        # retries (1, 3, 7, 15 s ...), as an application's would. iperf3's
+        # 5 s gave up after three lost SYNs or SYN-ACKs, and behind a full
+        # 30-packet AP FIFO with 20 stations that left 1-4 flows of a run
+        # "never connected", starved by the harness. The run's deadline
+        # still stops a client that never connects.
         for fl in flows:
             fl.launched = time.monotonic()
             fl.client = spawn(tb.sta[fl.station - 1],
                               ["iperf3", "-c", SRV_IP, "-p", str(fl.port),
-                               "-t", str(cfg.duration), "-i", "1", "--json",
-                               "--connect-timeout", "5000"]
+                               "-t", str(cfg.duration), "-i", "1", "--json"]
                               + (["-R"] if fl.direction == "down" else []) + cc,
                               f"{fl.name}.client")
         probe_at = t0 + cfg.duration / 2

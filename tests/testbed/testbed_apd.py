@@ -305,7 +305,7 @@ class Cell:
                     # last bin is whole.
                     dur = f.end - f.start + (1 if f.end >= seconds else 0)
                     args = ["iperf3", "-c", testbed.SRV_IP, "-p", str(s["port"]),
-                            "-t", "%g" % dur, "-i", "1", "--json", "--connect-timeout", "5000"]
+                            "-t", "%g" % dur, "-i", "1", "--json"]  # no connect timeout: testbed.run_traffic
                     if f.direction == "down":
                         args.append("-R")
                     if self.cfg.cc:
