@@ -891,11 +891,11 @@ def run_traffic(tb: Testbed, raw_dir: str) -> dict:
         sampler.start(t0)
         cpu0, drops0 = _cpu_times(), _softnet_drops()
         # No --connect-timeout: a handshake waits for the kernel's SYN
-        # retries (1, 3, 7, 15 s ...), as an application's would. iperf3's
-        # 5 s gave up after three lost SYNs or SYN-ACKs, and behind a full
-        # 30-packet AP FIFO with 20 stations that left 1-4 flows of a run
-        # "never connected", starved by the harness. The run's deadline
-        # still stops a client that never connects.
+        # retries (1, 3, 7, 15 s ...), as an application's would. With
+        # iperf3's 5 s, three lost SYNs or SYN-ACKs behind a full AP FIFO
+        # ended a flow for good (docs/ackloss.md: 14 of 23 "never
+        # connected" in 20-station runs). The run's deadline still stops
+        # a client that never connects.
         for fl in flows:
             fl.launched = time.monotonic()
             fl.client = spawn(tb.sta[fl.station - 1],
