@@ -53,6 +53,12 @@ wf_scan_device_restore_network (GDBusConnection *bus, WfWpas *wpas, const char *
       g_warning ("%s: cannot read bgscan of %s to restore it: %s", ifname, network, error->message);
       return FALSE;
     }
+  /* An earlier write whose answer timed out may have landed after all. */
+  if (g_strcmp0 (value, saved) == 0)
+    {
+      g_message ("%s: bgscan of %s already reads \"%s\": restored (%s)", ifname, network, saved, why);
+      return TRUE;
+    }
   if (g_strcmp0 (value, "") != 0)
     {
       g_message ("%s: bgscan of %s is now \"%s\", not our \"\": someone else changed it, left alone",
@@ -71,6 +77,18 @@ wf_scan_device_restore_network (GDBusConnection *bus, WfWpas *wpas, const char *
       if (network_gone (error))
         {
           g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
+          return TRUE;
+        }
+      /* No answer in time is not a refusal: wpa_supplicant (busy under
+       * load: a CI guest took over 2 s) may apply it later. Look once;
+       * the retry reads it again (above) if this read is late too. */
+      g_autofree char *landed = NULL;
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT)
+          && wf_wpas_get_bgscan (bus, wpas_owner, network, &landed, NULL)
+          && g_strcmp0 (landed, saved) == 0)
+        {
+          g_message ("%s: bgscan restored on %s: \"\" -> \"%s\" (%s; wpa_supplicant answered late)",
+                     ifname, network, saved, why);
           return TRUE;
         }
       g_warning ("%s: cannot restore bgscan \"%s\" on %s: %s", ifname, saved, network, error->message);

@@ -537,10 +537,12 @@ class TcpdTest(unittest.TestCase):
         # halves on nearly every detection they cause: 6 to 47 halvings in
         # 20 s, 0 or 1 turned down. The guards turn most of them down:
         # 0-5 halvings against 1-24 turned down in 16 runs on a loaded
-        # machine here, the highest share 3 of 11. A bound on the count
-        # alone ("at most 1") failed 4 of those 16 by luck; the check is
-        # relative to the same run's detections: at most 2 halvings plus
-        # one per two turned down.
+        # machine here, the highest share 3 of 11, and 10 against 14 in a
+        # CI run (ASan build, 0.38 % of the ACKs counted as lost). A bound
+        # on the count alone ("at most 1") failed 4 of those 16 by luck;
+        # the check is relative to the same run's detections: at most 2
+        # halvings plus one per one turned down, which the published rule
+        # (nearly every detection a halving) still fails.
         # A receiver short of CPU can make so many that 0.5 % of the ACKs
         # count as lost (0.6 %: 26 halvings, 17 turned down): the confirm
         # rate is reached and halving is what the design does on a path
@@ -556,7 +558,7 @@ class TcpdTest(unittest.TestCase):
         else:
             self.skipTest("the path was not clean in 3 runs (lost-ACK share above the confirm rate)")
         turned_down = sum(v for k, v in c.items() if k.startswith("suppressed_"))
-        self.assertLessEqual(c["halvings"], 2 + turned_down / 2, c)
+        self.assertLessEqual(c["halvings"], 2 + turned_down, c)
 
     def test_no_queue_no_halving(self):
         # A fast clean path with GSO/GRO: stretch ACKs look like lost ACKs
