@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bgscan itself: read the current network's value, record it in the state
- * file, write "" and check it, and put the saved value back only where our
- * "" is still there. */
+ * file, write "" (wf_wpas_write_bgscan: the write and the read that tells
+ * what became of it), and put the saved value back only where our "" is
+ * still there. */
 #include "config.h"
 
 #include <string.h>
@@ -16,23 +17,14 @@ wf_scan_device_clear_suppression (WfScanDevice *d)
   if (d->suppressed_network && !wf_scan_state_remove (d->guard->state, d->suppressed_network, &error))
     g_warning ("%s: state file: %s", d->ifname, error->message);
   d->suppressing = FALSE;
+  d->unconfirmed = FALSE;
   g_clear_pointer (&d->suppressed_network, g_free);
   g_clear_pointer (&d->saved, g_free);
 }
 
-static gboolean
-network_gone (const GError *error)
-{
-  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER)
-    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS);
-}
-
 /* Puts the saved value back if the network still has our "". Returns
- * FALSE when wpa_supplicant could not be asked (the entry stays). */
+ * FALSE while that is not known to be done (the entry stays, and the next
+ * try reads first: a write whose answer never came shows there). */
 gboolean
 wf_scan_device_restore_network (GDBusConnection *bus, WfWpas *wpas, const char *wpas_owner,
                                 const char *ifname, const char *network,
@@ -40,12 +32,12 @@ wf_scan_device_restore_network (GDBusConnection *bus, WfWpas *wpas, const char *
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
-  g_autofree char *check = NULL;
+  g_autofree char *now = NULL;
   guint gen = wpas ? wf_wpas_network_generation (wpas) : 0;
 
   if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &value, &error))
     {
-      if (network_gone (error))
+      if (wf_wpas_error_is_gone (error))
         {
           g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
           return TRUE;
@@ -53,7 +45,7 @@ wf_scan_device_restore_network (GDBusConnection *bus, WfWpas *wpas, const char *
       g_warning ("%s: cannot read bgscan of %s to restore it: %s", ifname, network, error->message);
       return FALSE;
     }
-  /* An earlier write whose answer timed out may have landed after all. */
+  /* An earlier write whose answer never came may have landed after all. */
   if (g_strcmp0 (value, saved) == 0)
     {
       g_message ("%s: bgscan of %s already reads \"%s\": restored (%s)", ifname, network, saved, why);
@@ -72,31 +64,28 @@ wf_scan_device_restore_network (GDBusConnection *bus, WfWpas *wpas, const char *
       g_message ("%s: networks changed while checking %s: restore postponed", ifname, network);
       return FALSE;
     }
-  if (!wf_wpas_set_bgscan (bus, wpas_owner, network, saved, &error))
+  switch (wf_wpas_write_bgscan (bus, wpas_owner, network, saved, &now, &error))
     {
-      if (network_gone (error))
+    case WF_WPAS_WRITE_DONE:
+      break;
+    case WF_WPAS_WRITE_GONE:
+      g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
+      return TRUE;
+    case WF_WPAS_WRITE_NOT_APPLIED:
+      if (g_strcmp0 (now, "") != 0)
         {
-          g_message ("%s: network %s is gone (%s): nothing to restore", ifname, network, error->message);
-          return TRUE;
-        }
-      /* No answer in time is not a refusal: wpa_supplicant (busy under
-       * load: a CI guest took over 2 s) may apply it later. Look once;
-       * the retry reads it again (above) if this read is late too. */
-      g_autofree char *landed = NULL;
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT)
-          && wf_wpas_get_bgscan (bus, wpas_owner, network, &landed, NULL)
-          && g_strcmp0 (landed, saved) == 0)
-        {
-          g_message ("%s: bgscan restored on %s: \"\" -> \"%s\" (%s; wpa_supplicant answered late)",
-                     ifname, network, saved, why);
+          g_message ("%s: bgscan of %s is now \"%s\", not our \"\": someone else changed it, left alone",
+                     ifname, network, now ? now : "(none)");
           return TRUE;
         }
       g_warning ("%s: cannot restore bgscan \"%s\" on %s: %s", ifname, saved, network, error->message);
       return FALSE;
+    case WF_WPAS_WRITE_UNKNOWN:
+    default:
+      g_warning ("%s: restore of bgscan \"%s\" on %s not confirmed (%s): the entry stays until a read "
+                 "shows it", ifname, saved, network, error->message);
+      return FALSE;
     }
-  if (!wf_wpas_get_bgscan (bus, wpas_owner, network, &check, &error) || g_strcmp0 (check, saved) != 0)
-    g_warning ("%s: bgscan of %s reads \"%s\" after restoring \"%s\"", ifname, network,
-               check ? check : "(none)", saved);
   if (wpas && wf_wpas_network_generation (wpas) != gen)
     g_warning ("%s: a network was removed or added while bgscan \"%s\" was written to %s: if "
                "NetworkManager re-created it at that path, the new network has this value "
@@ -138,9 +127,10 @@ wf_scan_device_suppress (WfScanDevice *d, const char *why)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *value = NULL;
-  g_autofree char *check = NULL;
+  g_autofree char *now = NULL;
   GDBusConnection *bus = d->guard->bus;
   guint gen = wf_wpas_network_generation (d->guard->wpas);
+  WfWpasWrite outcome;
 
   /* Fresh read: the value to save is what is there now. */
   if (!wf_wpas_get_bgscan (bus, wf_scan_device_owner (d), d->network, &value, &error))
@@ -171,10 +161,12 @@ wf_scan_device_suppress (WfScanDevice *d, const char *why)
       wf_scan_device_set_error (d, error->message);
       return;
     }
-  if (!wf_wpas_set_bgscan (bus, wf_scan_device_owner (d), d->network, "", &error))
+  outcome = wf_wpas_write_bgscan (bus, wf_scan_device_owner (d), d->network, "", &now, &error);
+  if (outcome == WF_WPAS_WRITE_GONE || outcome == WF_WPAS_WRITE_NOT_APPLIED)
     {
       g_autoptr(GError) e2 = NULL;
 
+      /* A read after the write shows it did not land: nothing to keep. */
       g_warning ("%s: cannot set bgscan of %s to \"\": %s", d->ifname, d->network, error->message);
       wf_scan_device_set_error (d, error->message);
       if (!wf_scan_state_remove (d->guard->state, d->network, &e2))
@@ -185,17 +177,67 @@ wf_scan_device_suppress (WfScanDevice *d, const char *why)
   d->suppressed_network = g_strdup (d->network);
   d->saved = g_strdup (value);
   g_clear_pointer (&d->error, g_free);
-  if (!wf_wpas_get_bgscan (bus, wf_scan_device_owner (d), d->network, &check, &error)
-      || g_strcmp0 (check, "") != 0)
-    g_warning ("%s: bgscan of %s reads \"%s\" after writing \"\"", d->ifname, d->network,
-               check ? check : "(none)");
+  g_free (d->bgscan);
+  d->bgscan = g_strdup ("");
+  if (outcome == WF_WPAS_WRITE_UNKNOWN)
+    {
+      /* It may still land: held as suppressed, the saved value recorded,
+       * until a read says which (wf_scan_device_confirm, or the restore's
+       * own first read). */
+      d->unconfirmed = TRUE;
+      d->retry_after_us = g_get_monotonic_time () + RETRY_US;
+      g_warning ("%s: bgscan \"\" on %s not confirmed (%s): \"%s\" stays recorded until a read "
+                 "shows what wpa_supplicant did", d->ifname, d->network, error->message, value);
+      return;
+    }
   if (wf_wpas_network_generation (d->guard->wpas) != gen)
     g_warning ("%s: a network was removed or added while bgscan of %s was set to \"\": if "
                "NetworkManager re-created it at that path, the saved value \"%s\" is the previous "
                "network's", d->ifname, d->network, value);
-  g_free (d->bgscan);
-  d->bgscan = g_strdup ("");
   g_message ("%s: bgscan suppressed on %s: \"%s\" -> \"\" (%s)", d->ifname, d->network, value, why);
+}
+
+/* A suppression whose write was not confirmed: one read tells. */
+void
+wf_scan_device_confirm (WfScanDevice *d)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *value = NULL;
+
+  if (!d->suppressing || !d->unconfirmed)
+    return;
+  if (!wf_wpas_get_bgscan (d->guard->bus, wf_scan_device_owner (d), d->suppressed_network, &value, &error))
+    {
+      if (wf_wpas_error_is_gone (error))
+        {
+          g_message ("%s: network %s is gone (%s): nothing to restore", d->ifname,
+                     d->suppressed_network, error->message);
+          wf_scan_device_clear_suppression (d);
+          return;
+        }
+      g_warning ("%s: bgscan of %s still unknown: %s", d->ifname, d->suppressed_network, error->message);
+      d->retry_after_us = g_get_monotonic_time () + RETRY_US;
+      return;
+    }
+  if (g_strcmp0 (value, "") == 0)
+    {
+      d->unconfirmed = FALSE;
+      g_message ("%s: bgscan suppressed on %s: \"%s\" -> \"\" (wpa_supplicant answered late)",
+                 d->ifname, d->suppressed_network, d->saved);
+      return;
+    }
+  if (g_strcmp0 (value, d->saved) == 0)
+    g_message ("%s: bgscan of %s still reads \"%s\": our \"\" did not land", d->ifname,
+               d->suppressed_network, d->saved);
+  else
+    g_message ("%s: bgscan of %s is \"%s\", not our \"\": someone else changed it, left alone",
+               d->ifname, d->suppressed_network, value ? value : "(none)");
+  if (d->network && g_str_equal (d->network, d->suppressed_network))
+    {
+      g_free (d->bgscan);
+      d->bgscan = g_strdup (value);
+    }
+  wf_scan_device_clear_suppression (d);
 }
 
 /* Reads the bgscan of the (new) current network. */
@@ -219,13 +261,18 @@ wf_scan_device_read_network (WfScanDevice *d)
     {
       if (g_strcmp0 (value, "") == 0)
         {
+          d->unconfirmed = FALSE;   /* a read shows it landed */
           d->original = g_strdup (d->saved);
           return;
         }
       /* Our "" was replaced: the network was re-created at the same
        * path, or someone else wrote bgscan. Not ours any more. */
-      g_message ("%s: bgscan of %s is \"%s\" again (re-created or changed by someone else): "
-                 "nothing to restore", d->ifname, d->network, value ? value : "(none)");
+      if (d->unconfirmed && g_strcmp0 (value, d->saved) == 0)
+        g_message ("%s: bgscan of %s still reads \"%s\": our \"\" did not land", d->ifname,
+                   d->network, d->saved);
+      else
+        g_message ("%s: bgscan of %s is \"%s\" again (re-created or changed by someone else): "
+                   "nothing to restore", d->ifname, d->network, value ? value : "(none)");
       wf_scan_device_clear_suppression (d);
     }
   d->original = g_strdup (value);

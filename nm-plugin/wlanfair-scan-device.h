@@ -50,6 +50,7 @@ typedef struct {
   char              *original;      /* the network's own value (NULL/"" = none) */
   /* Our change, if any. */
   gboolean           suppressing;
+  gboolean           unconfirmed;   /* the "" write unanswered: a read will tell */
   char              *suppressed_network;
   char              *saved;
   char              *error;         /* last failed write */
@@ -86,6 +87,7 @@ struct _WfScanGuard {
   WfNl80211Scan   *nl80211;
   GHashTable      *devices;   /* WfWpasIface * -> WfScanDevice * */
   guint            tick;
+  guint            tick_ms;   /* its interval; 0: no tick (nothing to sample) */
   WfScanLink      *link;
   /* node_exporter textfile; NULL: none. */
   char            *textfile_dir;
@@ -123,11 +125,15 @@ void     wf_scan_device_set_error         (WfScanDevice *d,
                                            const char   *message);
 void     wf_scan_device_suppress          (WfScanDevice *d,
                                            const char   *why);
+void     wf_scan_device_confirm           (WfScanDevice *d);
 void     wf_scan_device_read_network      (WfScanDevice *d);
 void     wf_scan_device_follow_network    (WfScanDevice *d);
 gboolean wf_scan_device_restore_entries   (GDBusConnection *bus,
                                            WfScanState     *state,
                                            const char      *wpas_owner);
+
+/* wlanfair-scan-guard.c */
+void     wf_scan_guard_reschedule         (WfScanGuard *guard);
 
 /* wlanfair-scan-textfile.c */
 void     wf_scan_guard_textfile_init      (WfScanGuard        *guard,

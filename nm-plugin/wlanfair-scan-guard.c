@@ -184,6 +184,8 @@ decide (WfScanDevice *d, gboolean event)
     g_clear_pointer (&d->error, g_free);   /* nothing left to retry */
   if (now >= d->retry_after_us)
     {
+      if (d->unconfirmed && d->policy.suppress)
+        wf_scan_device_confirm (d);
       if (d->policy.suppress && !d->suppressing && d->network)
         wf_scan_device_suppress (d, wf_scan_reason_name (d->policy.reason));
       else if (!d->policy.suppress && d->suppressing)
@@ -196,6 +198,9 @@ decide (WfScanDevice *d, gboolean event)
     publish_rates (d, now);
   if (wf_scan_hold_update (&d->hold, d->suppressing, now, g_get_real_time ()))
     d->guard->textfile_dirty = TRUE;
+  /* From the tick, on_tick itself reschedules. */
+  if (event)
+    wf_scan_guard_reschedule (d->guard);
 }
 
 static void
@@ -431,6 +436,7 @@ on_iface_removed (WfWpasIface *iface, gpointer user_data)
   g_hash_table_remove (g->devices, iface);
   device_free (d);
   g->textfile_dirty = TRUE;
+  wf_scan_guard_reschedule (g);
 }
 
 static void
@@ -442,7 +448,11 @@ on_iface_changed (WfWpasIface *iface, WfWpasChange what, gpointer user_data)
   if (!d)
     return;
   if (what & WF_WPAS_CHANGED_STATE)
-    g_info ("%s: wpa_supplicant state %s", d->ifname, wf_wpas_iface_state (iface));
+    {
+      g_info ("%s: wpa_supplicant state %s", d->ifname, wf_wpas_iface_state (iface));
+      /* Carrier and counters are not sampled while nothing is connected. */
+      sample (d, g_get_monotonic_time ());
+    }
   if (what & WF_WPAS_CHANGED_NETWORK)
     wf_scan_device_follow_network (d);
   else if ((what & WF_WPAS_CHANGED_STATE) && wf_scan_device_connected (d) && d->network && !d->suppressing)
@@ -598,6 +608,57 @@ sample (WfScanDevice *d, gint64 now)
   poll_signal (d, now);
 }
 
+/* How often the tick must run, 0 for not at all. A battery pays for every
+ * wakeup: no tick while no device is connected (wpa_supplicant's and
+ * NetworkManager's signals say when one is), half the rate while a
+ * connected link is idle; the full rate once traffic may be starting,
+ * while suppressing or holding, and while a write is to be retried. An
+ * idle start is noticed one slow interval late at most, then confirmed
+ * over full-rate intervals (the detector wants as many as sample-interval
+ * puts in a window), so the reaction stays under a second. */
+static guint
+tick_wanted_ms (WfScanGuard *g)
+{
+  GHashTableIter it;
+  gpointer v;
+  guint fast = g->global.sample_interval_ms, wanted = 0;
+
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      WfScanDevice *d = v;
+      gboolean busy = d->suppressing || d->error || d->policy.suppress || d->traffic.active
+        || d->traffic.rising || wf_scan_service_n_holds (g->service) > 0;
+
+      if (busy)
+        return fast;
+      if (wf_scan_device_connected (d))
+        wanted = 2 * fast;
+    }
+  return wanted;
+}
+
+static gboolean on_tick (gpointer user_data);
+
+void
+wf_scan_guard_reschedule (WfScanGuard *g)
+{
+  guint ms = tick_wanted_ms (g);
+
+  /* A change while the tick did not run (a scan counted, a device gone)
+   * is written now. */
+  if (!g->tick)
+    wf_scan_guard_textfile_update (g, g_get_monotonic_time ());
+  if (ms == g->tick_ms)
+    return;
+  if (g->tick)
+    g_source_remove (g->tick);
+  if ((ms == 0) != (g->tick_ms == 0))
+    g_info (ms ? "sampling every %u ms" : "no device connected: sampling stopped", ms);
+  g->tick = ms ? g_timeout_add (ms, on_tick, g) : 0;
+  g->tick_ms = ms;
+}
+
 static gboolean
 on_tick (gpointer user_data)
 {
@@ -614,7 +675,13 @@ on_tick (gpointer user_data)
       decide (v, FALSE);
     }
   wf_scan_guard_textfile_update (g, now);
-  return G_SOURCE_CONTINUE;
+  if (tick_wanted_ms (g) == g->tick_ms)
+    return G_SOURCE_CONTINUE;
+  /* This source ends here; reschedule adds the next one. */
+  g->tick = 0;
+  g->tick_ms = 0;
+  wf_scan_guard_reschedule (g);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -628,6 +695,7 @@ on_holds_changed (guint n_holds, gpointer user_data)
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     evaluate (v);
+  wf_scan_guard_reschedule (g);   /* with no device, nothing else writes it */
 }
 
 static void
@@ -686,7 +754,7 @@ wf_scan_guard_new (GDBusConnection *bus, const WfScanConfig *config,
   if (!g->nm)
     g_warning ("libnm: %s: global configuration for every device", local->message);
   g->wpas = wf_wpas_new (bus, &callbacks, g);
-  g->tick = g_timeout_add (config->sample_interval_ms, on_tick, g);
+  wf_scan_guard_reschedule (g);
   return g;
 
 fail:
@@ -703,6 +771,7 @@ wf_scan_guard_shutdown (WfScanGuard *g)
   if (g->tick)
     g_source_remove (g->tick);
   g->tick = 0;
+  g->tick_ms = 0;
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     wf_scan_device_restore (v, "the daemon is stopping");

@@ -70,6 +70,7 @@ wf_traffic_detector_feed (WfTrafficDetector *d, const WfScanConfig *c,
   SLOT (d, 0).rx_bytes = rx_bytes;
   if (d->len < WF_TRAFFIC_RING)
     d->len++;
+  d->rising = FALSE;
   if (d->len < 2)
     {
       d->have_rates = FALSE;
@@ -100,9 +101,11 @@ wf_traffic_detector_feed (WfTrafficDetector *d, const WfScanConfig *c,
       /* Start only when every sample interval of a whole window is above
        * the threshold: sustained traffic, not one burst (a DNS lookup and
        * a TLS handshake are 10-20 packets in a few ms). */
+      gint64 interval_us = MAX ((gint64) c->sample_interval_ms * 1000, 1);
+      guint needed = MAX (1, (guint) ((window_us - window_us / 20 + interval_us - 1) / interval_us));
       gboolean sustained = full;
 
-      for (guint back = 0; sustained && back < from; back++)
+      for (guint back = 0; back < from; back++)
         {
           const WfTrafficSample *newer = &SLOT (d, back);
           const WfTrafficSample *older = &SLOT (d, back + 1);
@@ -111,11 +114,19 @@ wf_traffic_detector_feed (WfTrafficDetector *d, const WfScanConfig *c,
                      + (double) (newer->rx_packets - older->rx_packets);
 
           if (n < c->start_pps * dt)
-            sustained = FALSE;
+            {
+              sustained = FALSE;
+              break;
+            }
+          if (back == 0)
+            d->rising = TRUE;
         }
+      if (sustained && from < needed)
+        sustained = FALSE;
       if (sustained)
         {
           d->active = TRUE;
+          d->rising = FALSE;
           d->idle_since_us = -1;
         }
     }

@@ -31,7 +31,9 @@ const char *wf_scan_reason_name (WfScanReason reason);
 #define WF_TRAFFIC_RING 64
 
 /* Traffic detector: tx+rx >= start-pps in every sample interval of the
- * last start-window starts it; the rate over the window staying under
+ * last start-window, and as many intervals as sample-interval puts in a
+ * window (a longer interval, sampled while idle, is one burst's worth of
+ * evidence, not two), starts it; the rate over the window staying under
  * idle-pps for idle-holdoff stops it. */
 typedef struct {
   gint64  t_us;
@@ -45,6 +47,9 @@ typedef struct {
   gint64   idle_since_us;   /* -1: not idle (or not active) */
   gboolean have_rates;
   double   tx_pps, rx_pps, tx_bps, rx_bps;
+  /* Not active, and the newest interval at start-pps or more: a start may
+   * follow, once intervals of the configured length cover the window. */
+  gboolean rising;
 } WfTrafficDetector;
 
 void wf_traffic_detector_init (WfTrafficDetector *d);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The guard's node_exporter textfile (wlanfair-scan.prom): written on
- * every change of what it says and every TEXTFILE_US while running,
- * removed at stop. Like the reporter's: the default directory is used
+ * every change of what it says and, while a device holds (its seconds-held
+ * counter grows), every TEXTFILE_US; removed at stop. Like the reporter's: the default directory is used
  * only while it exists (node_exporter installed), an explicit one always. */
 #include "config.h"
 
@@ -48,13 +48,27 @@ render (WfScanGuard *g, gint64 now)
                                  wf_scan_service_n_holds (g->service), now);
 }
 
+static gboolean
+holding (WfScanGuard *g)
+{
+  GHashTableIter it;
+  gpointer v;
+
+  g_hash_table_iter_init (&it, g->devices);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    if (((WfScanDevice *) v)->hold.holding)
+      return TRUE;
+  return FALSE;
+}
+
 void
 wf_scan_guard_textfile_update (WfScanGuard *g, gint64 now)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
 
-  if (!g->textfile_dir || (!g->textfile_dirty && now - g->textfile_written_us < TEXTFILE_US))
+  if (!g->textfile_dir
+      || (!g->textfile_dirty && (now - g->textfile_written_us < TEXTFILE_US || !holding (g))))
     return;
   g->textfile_dirty = FALSE;
   g->textfile_written_us = now;

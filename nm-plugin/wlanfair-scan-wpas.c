@@ -470,6 +470,62 @@ wf_wpas_set_bgscan (GDBusConnection *bus, const char *owner, const char *network
 }
 
 gboolean
+wf_wpas_error_is_gone (const GError *error)
+{
+  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER)
+    || g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS);
+}
+
+WfWpasWrite
+wf_wpas_write_bgscan (GDBusConnection *bus, const char *owner, const char *network,
+                      const char *value, char **now, GError **error)
+{
+  g_autoptr(GError) set_error = NULL;
+  g_autoptr(GError) get_error = NULL;
+
+  *now = NULL;
+  if (!wf_wpas_set_bgscan (bus, owner, network, value, &set_error)
+      && wf_wpas_error_is_gone (set_error))
+    {
+      g_propagate_error (error, g_steal_pointer (&set_error));
+      return WF_WPAS_WRITE_GONE;
+    }
+  /* Read back whatever the write's answer was: an answered write is
+   * checked, and a refused or unanswered one is found out, since this read
+   * is handled after it. */
+  if (!wf_wpas_get_bgscan (bus, owner, network, now, &get_error))
+    {
+      if (wf_wpas_error_is_gone (get_error))
+        {
+          g_propagate_error (error, g_steal_pointer (&get_error));
+          return WF_WPAS_WRITE_GONE;
+        }
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s%s; reading it back: %s",
+                   set_error ? "writing it: " : "written",
+                   set_error ? set_error->message : "", get_error->message);
+      return WF_WPAS_WRITE_UNKNOWN;
+    }
+  if (g_strcmp0 (*now, value) == 0)
+    {
+      if (set_error)
+        g_message ("bgscan \"%s\" on %s: the write was not answered (%s), a read after it shows "
+                   "it landed", value, network, set_error->message);
+      return WF_WPAS_WRITE_DONE;
+    }
+  if (set_error)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s (it reads \"%s\")",
+                 set_error->message, *now ? *now : "(none)");
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 "written, but it reads \"%s\": changed by someone else", *now ? *now : "(none)");
+  return WF_WPAS_WRITE_NOT_APPLIED;
+}
+
+gboolean
 wf_wpas_signal (WfWpasIface *i, int *dbm, GError **error)
 {
   g_autoptr(GVariant) reply = NULL;

@@ -72,6 +72,32 @@ gboolean wf_wpas_set_bgscan (GDBusConnection *bus,
                              const char  *network_path,
                              const char  *value,
                              GError     **error);
+
+/* What became of a bgscan write, as a read after it shows. wpa_supplicant
+ * handles its D-Bus messages one at a time, in the order the bus delivers
+ * them: a read answered after a write was sent shows the write if it was
+ * ever going to land, even when the write's own answer never came. */
+typedef enum {
+  WF_WPAS_WRITE_DONE,         /* a read after the write shows the value */
+  WF_WPAS_WRITE_NOT_APPLIED,  /* refused, or a read after it shows another value */
+  WF_WPAS_WRITE_UNKNOWN,      /* neither the write nor the read answered: it may still land */
+  WF_WPAS_WRITE_GONE,         /* the network (or wpa_supplicant) is gone */
+} WfWpasWrite;
+
+/* The one bgscan write step of the guard (suppress, restore, --restore
+ * and the crash state alike): writes `value`, then reads it back, whether
+ * the write was answered, refused or timed out. `*now` is what the read
+ * showed (NULL: absent or not read); `error` says why when the outcome is
+ * not DONE. */
+WfWpasWrite wf_wpas_write_bgscan (GDBusConnection *bus,
+                                  const char  *owner,
+                                  const char  *network_path,
+                                  const char  *value,
+                                  char       **now,
+                                  GError     **error);
+/* A D-Bus error that means the network object (or the process) is gone. */
+gboolean wf_wpas_error_is_gone (const GError *error);
+
 /* SignalPoll's rssi, else the Signal of CurrentBSS. */
 gboolean wf_wpas_signal (WfWpasIface *iface,
                          int         *dbm,

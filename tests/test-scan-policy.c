@@ -96,6 +96,45 @@ test_traffic_burst_ignored (void)
   g_assert_false (f.d.active);
 }
 
+/* Sampled at half the rate while idle (the guard's slow tick): one slow
+ * interval above the threshold is one burst's worth of evidence. It
+ * starts nothing, says "rising" (the guard goes back to the full rate),
+ * and a full-rate interval above the threshold confirms it. */
+static void
+test_traffic_slow_idle_sampling (void)
+{
+  Feed f;
+
+  feed_init (&f);
+  g_assert_cmpint (feed_run (&f, 0, 3, 500), ==, -1);
+  g_assert_false (f.d.rising);
+  /* A burst in one slow interval, then quiet: no start. */
+  f.now += 500 * MS;
+  f.tx += 20;
+  f.rx += 20;
+  g_assert_false (wf_traffic_detector_feed (&f.d, &f.c, f.now, (guint64) f.tx, (guint64) f.rx,
+                                            (guint64) f.tx * 100, (guint64) f.rx * 1400));
+  g_assert_false (f.d.active);
+  g_assert_true (f.d.rising);
+  g_assert_cmpint (feed_run (&f, 0, 0.25, 250), ==, -1);
+  g_assert_false (f.d.active);
+  g_assert_false (f.d.rising);
+  /* Sustained traffic: noticed in one slow interval, started one
+   * full-rate interval later. */
+  feed_run (&f, 0, 2, 500);
+  g_assert_cmpint (feed_run (&f, 100, 0.5, 500), ==, -1);
+  g_assert_true (f.d.rising);
+  g_assert_cmpint (feed_run (&f, 100, 0.25, 250), ==, 250 * MS);
+  g_assert_true (f.d.active);
+  g_assert_false (f.d.rising);
+  /* A configured interval as long as the window: one interval is enough,
+   * as before. */
+  feed_init (&f);
+  f.c.sample_interval_ms = 500;
+  feed_run (&f, 0, 2, 500);
+  g_assert_cmpint (feed_run (&f, 100, 0.5, 500), ==, 500 * MS);
+}
+
 static void
 test_traffic_hysteresis (void)
 {
@@ -462,6 +501,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scan/policy/traffic/start", test_traffic_start);
   g_test_add_func ("/scan/policy/traffic/threshold", test_traffic_threshold);
   g_test_add_func ("/scan/policy/traffic/burst-ignored", test_traffic_burst_ignored);
+  g_test_add_func ("/scan/policy/traffic/slow-idle-sampling", test_traffic_slow_idle_sampling);
   g_test_add_func ("/scan/policy/traffic/hysteresis", test_traffic_hysteresis);
   g_test_add_func ("/scan/policy/traffic/counter-reset", test_traffic_counter_reset);
   g_test_add_func ("/scan/policy/roam-floor/threshold", test_bgscan_threshold);

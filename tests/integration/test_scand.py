@@ -288,6 +288,189 @@ class ScandTest(Base):
         self.wait_bgscan(net, ORIG, timeout=10)
         self.assertIsNone(lab.daemon.poll(), "the daemon died with wpa_supplicant")
 
+    # A slow wpa_supplicant: the mock decides when a write is applied and
+    # answered (WriteModes, Stop/Resume), so that no case depends on the
+    # machine's speed. The guard's D-Bus timeout is 2 s; every case ends
+    # with the network's bgscan exactly as before, or suppressed while
+    # traffic flows, and the state file saying so.
+
+    def assert_put_back(self, net):
+        self.wait_bgscan(net, ORIG, timeout=PROMPT, what="the original bgscan back")
+        self.lab.wait_for("the state file empty", lambda: self.lab.state_entries() == {}, PROMPT)
+        self.assertIsNone(self.lab.daemon.poll(), "the daemon died")
+
+    def test_late_suppress_kept_and_restored(self):
+        lab = self.lab
+        net = self.up()
+        # The "" lands after the guard's timeout, before its read-back.
+        lab.wpas.WriteModes(["late"])
+        lab.traffic()
+        self.wait_bgscan(net, "", timeout=PROMPT)
+        dev = self.wait_dev("suppressing with the saved value",
+                            lambda d: d.get("Suppressing") and str(d.get("SavedBgscan")) == ORIG)
+        self.assertEqual(str(dev["Reason"]), "traffic")
+        self.assertEqual(lab.state_entries(), {net: ORIG})
+        lab.stop_traffic()
+        self.assert_put_back(net)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+
+    def test_lost_suppress_retried(self):
+        lab = self.lab
+        net = self.up()
+        # Neither applied nor answered: the read-back shows the original,
+        # so nothing is recorded as ours, and the guard tries again.
+        lab.wpas.WriteModes(["lost"])
+        lab.traffic()
+        lab.wait_for("the guard's read-back after the lost write",
+                     lambda: "cannot set bgscan" in lab.log(), PROMPT)
+        self.assertEqual(lab.bgscan(net), ORIG)
+        self.wait_bgscan(net, "", timeout=PROMPT, what="suppressed on the retry")
+        self.assertEqual(lab.state_entries(), {net: ORIG})
+        lab.stop_traffic()
+        self.assert_put_back(net)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+
+    def test_refused_and_twice_answered_writes(self):
+        lab = self.lab
+        net = self.up()
+        lab.wpas.WriteModes(["refused", "twice", "twice"])
+        lab.traffic()
+        self.wait_dev("Reason error", lambda d: str(d.get("Reason")) == "error")
+        self.assertEqual(lab.state_entries(), {})
+        self.wait_bgscan(net, "", timeout=PROMPT, what="suppressed on the retry")
+        lab.stop_traffic()
+        self.assert_put_back(net)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+
+    def test_unanswered_restore_confirmed_by_read(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        # The restore is applied, its answer never comes.
+        lab.wpas.WriteModes(["unanswered"])
+        lab.stop_traffic()
+        self.wait_dev("not suppressing", lambda d: not d.get("Suppressing"), timeout=PROMPT)
+        self.assert_put_back(net)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+
+    def test_stopped_wpa_supplicant_during_suppress(self):
+        lab = self.lab
+        net = self.up()
+        # As SIGSTOP right after the guard's first read: the write and the
+        # read-back both go unanswered, so the guard cannot know; the saved
+        # value must stay recorded.
+        lab.wpas.WriteModes(["stop"])
+        lab.traffic()
+
+        def calls_after_write():
+            held = lab.held()
+            return len(held) - held.index(("Set", net)) - 1 if ("Set", net) in held else 0
+        # Its calls are synchronous: a second call after the write means
+        # that the first one (the read-back) timed out too.
+        lab.wait_for("two calls after the held write", lambda: calls_after_write() >= 2, 3 * PROMPT)
+        self.assertEqual(lab.state_entries(), {net: ORIG})
+        self.assertEqual(lab.bgscan(net), ORIG)
+        self.assertIn(("Set", net), lab.held())
+        # Continued: the held "" lands, in order, then the guard's reads.
+        lab.wpas.Resume()
+        self.assertEqual(lab.bgscan(net), "")
+        lab.wait_for("the guard's read finds the late write",
+                     lambda: "answered late" in lab.log(), PROMPT)
+        self.assertTrue(self.lab.device().get("Suppressing"))
+        lab.stop_traffic()
+        self.assert_put_back(net)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+
+    def test_stopped_wpa_supplicant_during_restore(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        lab.wpas.Stop()
+        lab.stop_traffic()
+        lab.wait_for("a restore attempt held", lambda: ("Get", net) in lab.held(), 3 * PROMPT)
+        lab.wait_for("the guard gave up on it", lambda: "cannot read bgscan of" in lab.log(), PROMPT)
+        self.assertEqual(lab.state_entries(), {net: ORIG})
+        lab.wpas.Resume()
+        self.assert_put_back(net)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+
+    def test_kill9_between_write_and_answer_then_restore(self):
+        lab = self.lab
+        net = self.up()
+        lab.wpas.WriteModes(["stop"])
+        lab.traffic()
+        lab.wait_for("the guard's write held", lambda: ("Set", net) in lab.held(), PROMPT)
+        lab.stop_daemon(signal.SIGKILL)
+        lab.stop_traffic()
+        self.assertEqual(lab.state_entries(), {net: ORIG}, "recorded before the write")
+        # wpa_supplicant still stopped: --restore cannot know, keeps the entry.
+        r = lab.restore(lab.write_config(**FAST))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(lab.state_entries(), {net: ORIG})
+        # Continued: the dead guard's "" lands; --restore now puts it back.
+        lab.wpas.Resume()
+        self.assertEqual(lab.bgscan(net), "")
+        r = lab.restore(lab.write_config(**FAST))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(lab.bgscan(net), ORIG)
+        self.assertEqual(lab.state_entries(), {})
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+
+    def test_restore_during_wpa_supplicant_restart(self):
+        lab = self.lab
+        net = self.up()
+        lab.traffic()
+        self.wait_bgscan(net, "")
+        lab.wpas.Stop()
+        lab.stop_traffic()
+        lab.wait_for("a restore attempt held", lambda: ("Get", net) in lab.held(), 3 * PROMPT)
+        # It restarts instead of answering: the networks die with it, and
+        # NetworkManager adds the network again with its own bgscan.
+        lab.restart_wpas(200)
+        lab.wpas.ClearWrites()
+        iface, net = lab.connect(bgscan=ORIG)
+        lab.wait_for("the state file empty", lambda: lab.state_entries() == {}, 3 * PROMPT)
+        self.wait_dev("the new network, idle", lambda d: not d.get("Suppressing")
+                      and str(d.get("CurrentBgscan")) == ORIG, timeout=PROMPT)
+        self.assertEqual(lab.bgscan(net), ORIG)
+        self.assertEqual(lab.writes(), [], "nothing written to the new network")
+        lab.traffic()
+        self.wait_bgscan(net, "", what="suppressed again on the new network")
+        lab.stop_traffic()
+        self.assert_put_back(net)
+
+    def test_networkmanager_restart_during_hold(self):
+        lab = self.lab
+        net = self.up()
+        proc, cookie, owner = lab.holder("video call")
+        self.wait_bgscan(net, "", timeout=PROMPT, what="suppressed by the hold")
+        self.wait_dev("the profile's connection", lambda d: str(d.get("Connection")) == "wfc-home")
+        # NetworkManager goes away: the guard falls back to the global
+        # configuration, the hold still holds, nothing is written.
+        lab.nm_proc.terminate()
+        lab.nm_proc.wait(10)
+        lab.wait_for("NetworkManager off the bus", lambda: not lab.conn.name_has_owner(scandlab.NM))
+        dev = self.wait_dev("no connection without NetworkManager",
+                            lambda d: str(d.get("Connection")) == "")
+        self.assertTrue(dev["Suppressing"])
+        self.assertEqual(str(dev["Reason"]), "hold")
+        self.assertEqual(lab.bgscan(net), "")
+        # Back, with the same device and profile: the profile is found again.
+        lab.restart_nm()
+        self.dev = lab.nm_device()
+        lab.nm_activate(self.dev, lab.nm_profile("wfc-home"))
+        dev = self.wait_dev("the profile again", lambda d: str(d.get("Connection")) == "wfc-home")
+        self.assertTrue(dev["Suppressing"])
+        self.assertEqual(lab.bgscan(net), "")
+        self.assertEqual([v for _, v, _ in lab.writes()], [""])
+        proc.kill()
+        proc.wait()
+        self.assert_put_back(net)
+        self.assertEqual([v for _, v, _ in lab.writes()], ["", ORIG])
+        self.assertIsNone(lab.daemon.poll(), "the daemon died with NetworkManager")
+
     def test_roam_floor_lifts_suppression(self):
         lab = self.lab
         # Threshold -61, above NetworkManager's highest (-65): floor

@@ -159,6 +159,14 @@ class Lab:
         self.nm_mock = dbus.Interface(self.nm, dbusmock.MOCK_IFACE)
         self.settings = dbus.Interface(self.conn.get_object(NM, NM_SETTINGS), NM_SETTINGS_IFACE)
 
+    def restart_nm(self):
+        """A new NetworkManager (mock) on the bus, after the old one ended:
+        no devices or profiles until the test adds them again."""
+        if self.nm_proc.poll() is None:
+            self.nm_proc.terminate()
+            self.nm_proc.wait(10)
+        self._nm()
+
     def nm_device(self, ifname=None, state=DeviceState.ACTIVATED):
         return self.nm_mock.AddWiFiDevice(self.p, ifname or self.ifname, state)
 
@@ -299,6 +307,27 @@ class Lab:
 
     def textfile_dir(self):
         return os.path.join(self.tmp, "metrics")
+
+    def state_entries(self):
+        """{network: saved value} of the state file ({} if absent)."""
+        import configparser
+        kf = configparser.ConfigParser(interpolation=None, delimiters=("=",))
+        kf.optionxform = str
+        kf.read(os.path.join(self.state_dir(), "bgscan.state"))
+        return {net: kf[net]["saved"] for net in kf.sections()}
+
+    def held(self):
+        """(method, object) of the calls the wpa_supplicant mock holds."""
+        return [(str(m), str(o)) for m, o in self.wpas.Held()]
+
+    def restore(self, config=None):
+        """wlanfair-scand --restore on this lab's bus and state."""
+        argv = [SCAND, "--restore", "--bus", self.bus.address,
+                "--config", config or self.write_config(),
+                "--state-dir", self.state_dir(), "--textfile-dir", self.textfile_dir()]
+        if self.station:
+            argv = ["ip", "netns", "exec", self.station] + argv
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60)
 
     def textfile(self):
         """{(name, labels): value} of wlanfair-scan.prom, None if absent."""

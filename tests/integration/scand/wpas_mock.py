@@ -42,6 +42,28 @@ Test control, interface org.wlanfair.Test.Wpas on /fi/w1/wpa_supplicant1:
   Calls() -> a(sss)                              (method, object, caller) of every
                                                  non-property method call
   Bgscan(o network) -> (b set, s value)          unquoted stored value
+  WriteModes(as modes)                           how the coming Network.Properties
+                                                 Sets are handled, one mode each:
+                                                 "normal"; "late" (held: applied and
+                                                 answered just before the next call
+                                                 is handled, as a busy wpa_supplicant
+                                                 does after the caller's timeout);
+                                                 "lost" (never applied nor answered);
+                                                 "unanswered" (applied, no answer);
+                                                 "twice" (applied, answered twice);
+                                                 "refused" (an error, not applied);
+                                                 "stop" (held, then Stop() as if by
+                                                 the caller of WriteModes)
+  Stop()                                         as SIGSTOP: every call of anyone but
+                                                 the caller of Stop is held, in order
+  Resume()                                       handles the held calls in order
+  Held() -> a(ss)                                (method, object) of the held calls
+
+The calls a wpa_supplicant handles (Properties Get/GetAll/Set, SignalPoll,
+AbortScan) go through Mock.call(), one at a time in arrival order, as the
+real one's single thread takes its D-Bus messages: a held call is handled
+before any call that arrived after it. A restart answers the held calls
+with the bus's NoReply, as a process that exits leaves them.
 """
 import argparse
 import sys
@@ -87,24 +109,35 @@ class PropObject(dbus.service.Object):
         self.props = {}
         super().__init__(mock.bus, path)
 
-    @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
-    def Get(self, iface, name):
-        try:
-            return self.get_prop(iface, name)
-        except KeyError:
-            raise invalid_args("no property %s.%s" % (iface, name))
+    @dbus.service.method(PROPS, in_signature="ss", out_signature="v", sender_keyword="sender",
+                         async_callbacks=("ok", "err"))
+    def Get(self, iface, name, sender=None, ok=None, err=None):
+        def run():
+            try:
+                return (self.get_prop(iface, name),)
+            except KeyError:
+                raise invalid_args("no property %s.%s" % (iface, name))
+        self.mock.call("Get", self.path, run, ok, err, sender)
 
-    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}")
-    def GetAll(self, iface):
-        return dbus.Dictionary({k: self.get_prop(iface, k) for k in self.prop_names(iface)},
-                               signature="sv")
+    @dbus.service.method(PROPS, in_signature="s", out_signature="a{sv}", sender_keyword="sender",
+                         async_callbacks=("ok", "err"))
+    def GetAll(self, iface, sender=None, ok=None, err=None):
+        def run():
+            return (dbus.Dictionary({k: self.get_prop(iface, k) for k in self.prop_names(iface)},
+                                    signature="sv"),)
+        self.mock.call("GetAll", self.path, run, ok, err, sender)
 
     def prop_names(self, iface):
         return list(self.props.get(iface, {}))
 
-    @dbus.service.method(PROPS, in_signature="ssv", out_signature="", sender_keyword="sender")
-    def Set(self, iface, name, value, sender=None):
-        self.set_prop(iface, name, value, sender)
+    @dbus.service.method(PROPS, in_signature="ssv", out_signature="", sender_keyword="sender",
+                         async_callbacks=("ok", "err"))
+    def Set(self, iface, name, value, sender=None, ok=None, err=None):
+        def run():
+            self.set_prop(iface, name, value, sender)
+            return ()
+        self.mock.call("Set", self.path, run, ok, err, sender,
+                       is_write=iface == IFACE_NET and name == "Properties")
 
     @dbus.service.signal(PROPS, signature="sa{sv}as")
     def PropertiesChanged(self, iface, changed, invalidated):
@@ -234,22 +267,30 @@ class Interface(PropObject):
     def _call(self, method, sender):
         self.mock.calls.append((method, self.path, sender or ""))
 
-    @dbus.service.method(IFACE_IF, in_signature="", out_signature="a{sv}", sender_keyword="sender")
-    def SignalPoll(self, sender=None):
-        self._call("SignalPoll", sender)
-        if self.poll_fails or self.props[IFACE_IF]["State"] != "completed":
-            raise Error("fi.w1.wpa_supplicant1.UnknownError", "Failed to read signal")
-        return dbus.Dictionary({"rssi": dbus.Int32(self.signal),
-                                "linkspeed": dbus.Int32(144),
-                                "noise": dbus.Int32(-92),
-                                "frequency": dbus.UInt32(2412)}, signature="sv")
+    @dbus.service.method(IFACE_IF, in_signature="", out_signature="a{sv}", sender_keyword="sender",
+                         async_callbacks=("ok", "err"))
+    def SignalPoll(self, sender=None, ok=None, err=None):
+        def run():
+            self._call("SignalPoll", sender)
+            if self.poll_fails or self.props[IFACE_IF]["State"] != "completed":
+                raise Error("fi.w1.wpa_supplicant1.UnknownError", "Failed to read signal")
+            return (dbus.Dictionary({"rssi": dbus.Int32(self.signal),
+                                     "linkspeed": dbus.Int32(144),
+                                     "noise": dbus.Int32(-92),
+                                     "frequency": dbus.UInt32(2412)}, signature="sv"),)
+        self.mock.call("SignalPoll", self.path, run, ok, err, sender)
 
-    @dbus.service.method(IFACE_IF, in_signature="", out_signature="", sender_keyword="sender")
-    def AbortScan(self, sender=None):
-        self._call("AbortScan", sender)
-        if not self.props[IFACE_IF]["Scanning"]:
-            raise Error("fi.w1.wpa_supplicant1.Interface.ScanError", "Abort failed or no scan in progress")
-        self.end_scan(False)
+    @dbus.service.method(IFACE_IF, in_signature="", out_signature="", sender_keyword="sender",
+                         async_callbacks=("ok", "err"))
+    def AbortScan(self, sender=None, ok=None, err=None):
+        def run():
+            self._call("AbortScan", sender)
+            if not self.props[IFACE_IF]["Scanning"]:
+                raise Error("fi.w1.wpa_supplicant1.Interface.ScanError",
+                            "Abort failed or no scan in progress")
+            self.end_scan(False)
+            return ()
+        self.mock.call("AbortScan", self.path, run, ok, err, sender)
 
     @dbus.service.method(IFACE_IF, in_signature="a{sv}", out_signature="", sender_keyword="sender")
     def Scan(self, args, sender=None):
@@ -432,6 +473,27 @@ class Root(PropObject):
         # Reply first: the caller must not see its own call fail.
         GLib.idle_add(self.mock.restart, int(gap_ms))
 
+    @dbus.service.method(IFACE_CTL, in_signature="as", out_signature="", sender_keyword="sender")
+    def WriteModes(self, modes, sender=None):
+        for m in modes:
+            if m not in WRITE_MODES:
+                raise invalid_args("unknown write mode %r" % m)
+        self.mock.write_modes.extend(str(m) for m in modes)
+        self.mock.controller = sender
+
+    @dbus.service.method(IFACE_CTL, in_signature="", out_signature="", sender_keyword="sender")
+    def Stop(self, sender=None):
+        self.mock.stopped_by = sender
+
+    @dbus.service.method(IFACE_CTL, in_signature="", out_signature="")
+    def Resume(self):
+        self.mock.stopped_by = None
+        self.mock.flush()
+
+    @dbus.service.method(IFACE_CTL, in_signature="", out_signature="a(ss)")
+    def Held(self):
+        return dbus.Array([(h[0], h[1]) for h in self.mock.held], signature="(ss)")
+
     @dbus.service.method(IFACE_CTL, in_signature="", out_signature="a(ssssd)")
     def Writes(self):
         return dbus.Array(self.mock.writes, signature="(ssssd)")
@@ -456,6 +518,9 @@ class Root(PropObject):
         raise invalid_args("no network %s" % network)
 
 
+WRITE_MODES = ("normal", "late", "lost", "unanswered", "twice", "refused", "stop")
+
+
 class Mock:
     def __init__(self, bus):
         self.bus = bus
@@ -463,9 +528,59 @@ class Mock:
         self.calls = []
         self.ifaces = {}
         self.next_iface = 0
+        self.write_modes = []   # for the coming Network.Properties Sets
+        self.stopped_by = None  # Stop()'s caller: everyone else's calls are held
+        self.controller = None  # WriteModes()'s caller
+        self.held = []          # (method, object, run, ok, err), in arrival order
         self.root = Root(self)
 
+    def call(self, method, path, run, ok, err, sender, is_write=False):
+        """Handles one call as wpa_supplicant's single thread would: after
+        every call held before it."""
+        if self.stopped_by is not None:
+            if sender != self.stopped_by:
+                self.held.append((method, path, run, ok, err))
+            else:  # the test's own look beside the stopped process
+                self.finish(run, ok, err)
+            return
+        self.flush()
+        mode = self.write_modes.pop(0) if is_write and self.write_modes else "normal"
+        if mode in ("late", "stop"):
+            self.held.append((method, path, run, ok, err))
+            if mode == "stop":
+                self.stopped_by = self.controller
+        elif mode == "lost":
+            pass
+        elif mode == "refused":
+            err(Error("fi.w1.wpa_supplicant1.UnknownError", "wpa_supplicant refused (mock)"))
+        else:
+            self.finish(run, ok, err, mode)
+
+    @staticmethod
+    def finish(run, ok, err, mode="normal"):
+        try:
+            result = run()
+        except dbus.DBusException as e:
+            err(e)
+            return
+        if mode == "unanswered":
+            return
+        ok(*result)
+        if mode == "twice":
+            ok(*result)
+
+    def flush(self):
+        held, self.held = self.held, []
+        for _, _, run, ok, err in held:
+            self.finish(run, ok, err)
+
     def restart(self, gap_ms):
+        # The process is gone: the bus answers its callers' pending calls.
+        held, self.held = self.held, []
+        self.stopped_by = None
+        for _, _, _, _, err in held:
+            err(Error("org.freedesktop.DBus.Error.NoReply",
+                      "Message recipient disconnected from message bus without replying"))
         self.bus.release_name(NAME)
         for i in list(self.ifaces.values()):
             i.drop()

@@ -24,7 +24,14 @@
 #    NetworkManager keyfile and survives a NetworkManager restart (mode=off
 #    then leaves bgscan alone during traffic), and the guard survives it;
 #  - kill -9 during suppression, then the restart, restores bgscan; so does
-#    'systemctl stop'.
+#    'systemctl stop';
+#  - with wpa_supplicant stopped (SIGSTOP) 3 and 5 s at a time, longer than
+#    the guard's D-Bus timeout, while holds make it suppress and restore,
+#    bgscan ends exactly as forced and the state file holds nothing.
+# A check whose premise a beacon loss broke (the emulated radio loses
+# beacons under a loaded host, and the guard then allows scans for 30 s by
+# design) waits past it or runs again, bounded, with a fact saying so,
+# rather than fail or pass on a broken premise.
 # Throughput per 0.5 s inside and outside scan windows, with and without
 # the guard, is recorded as facts (bench/scan-dips repeats this scenario).
 # SCAN_PHASES=onoff runs only on/off traffic per idle hold-off instead
@@ -53,6 +60,26 @@ bgscan_is() { [ "$(bgscan_get)" = "$1" ]; }
 # bgscan_force: the forced bgscan and its channels on the current network
 # (NetworkManager's AddNetwork after a restart drops both).
 bgscan_force() { bgscan_set "$FORCED" wlan1 scan_freq s "$SCAN_FREQS"; }
+# beacon_loss_since T: the time (epoch s) of the last beacon loss the guard
+# logged since T, or nothing. The emulated radio loses beacons under a
+# loaded host; the guard then allows scans for beacon-loss-holdoff (30 s)
+# by design, which breaks the premise of a check that wants suppression or
+# an aborted scan in that window.
+beacon_loss_since() {
+    journalctl -b --no-pager -o short-unix -u $SUNIT --since "@${1%.*}" 2>/dev/null |
+        awk '/beacon loss/ {t = $1} END {if (t != "") print t}'
+}
+# wait_suppressed SECS SINCE NAME: bgscan "" within SECS; when a beacon
+# loss since SINCE explains a miss, once more until 35 s past it (a fact
+# NAME says so) rather than fail or pass on a broken premise.
+wait_suppressed() {
+    local secs=$1 since=$2 name=$3 bl
+    wait_until "$secs" bgscan_is "" && return 0
+    bl=$(beacon_loss_since "$since")
+    [ -n "$bl" ] || return 1
+    fact "beacon_loss_waited_$name" "$bl"
+    wait_until 35 bgscan_is ""
+}
 # The guard's own view: not suppressing (idle, or mode off). Forcing bgscan
 # while it suppresses would race with it: it would restore its saved value.
 guard_idle() {
@@ -276,8 +303,9 @@ run 20 wlanfairctl scan status > "$OUT/scan-status-idle.txt" 2>&1; cat "$OUT/sca
 
 # ---------------------------------------------------- C. the roam floor ----
 say "C. roam floor above the signal ($(signal_dbm) dBm) lifts suppression"
-bg_traffic 40
-if wait_until 10 bgscan_is ""; then pass suppressed-before-roam-floor
+t_c=$(date +%s)
+bg_traffic 60
+if wait_suppressed 10 "$((t_c - 30))" roam_floor_before; then pass suppressed-before-roam-floor
 else fail suppressed-before-roam-floor "bgscan '$(bgscan_get)' 10 s into traffic"; fi
 # hwsim reports -30 dBm; -20 is the highest floor the guard accepts.
 floor=-20
@@ -285,8 +313,9 @@ run 20 wlanfairctl scan set lab roam-floor "$floor"
 if wait_until 10 bgscan_is "$FORCED"; then pass roam-floor-lifts-suppression
 else fail roam-floor-lifts-suppression "roam floor $floor dBm, signal $(signal_dbm): bgscan '$(bgscan_get)'"; fi
 journal_scand --since "-30s" | grep -i roam | tail -3
+t_c=$(date +%s)
 run 20 wlanfairctl scan unset lab roam-floor
-if wait_until 10 bgscan_is ""; then pass suppressed-again-without-floor
+if wait_suppressed 10 "$((t_c - 30))" roam_floor_unset; then pass suppressed-again-without-floor
 else fail suppressed-again-without-floor "bgscan '$(bgscan_get)'"; fi
 
 # -------------------------------------------------------- D. strict ----
@@ -296,16 +325,34 @@ sleep 2
 # A scan already running (a bgscan the roam floor let through, 8 s long
 # under a loaded emulation) makes the trigger fail with EBUSY, and then
 # there is nothing to abort: retry until the trigger itself starts one.
-t_trig=""
-for _ in $(seq 40); do
-    t=$(date +%s.%N)
-    if run 20 iw dev wlan1 scan trigger; then t_trig=$t; break; fi
-    sleep 0.5
+# A beacon loss up to 30 s before the trigger lets the scan through by
+# design: then the attempt says nothing about strict, and is made again
+# once the beacon-loss hold-off is over (at most three attempts; facts).
+for attempt in 1 2 3; do
+    # Its own download each attempt: C's may have ended, and no abort is
+    # due without traffic.
+    kill "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null
+    t_d=$(date +%s)
+    bg_traffic 40
+    wait_suppressed 10 "$((t_d - 30))" "strict_$attempt" ||
+        fact "strict_not_suppressed_$attempt" "bgscan '$(bgscan_get)'"
+    t_trig=""
+    for _ in $(seq 40); do
+        t=$(date +%s.%N)
+        if run 20 iw dev wlan1 scan trigger; then t_trig=$t; break; fi
+        sleep 0.5
+    done
+    [ -n "$t_trig" ] || t_trig=$t
+    fact "strict_trigger_time_$attempt" "$t_trig"
+    sleep 8
+    aborted=$(awk -v t="$t_trig" -F: '$1 >= t && /wlan1 .*scan aborted/' "$OUT/iw-events.txt" | head -1)
+    [ -n "$aborted" ] && break
+    bl=$(beacon_loss_since "$(python3 -c 'import sys; print(int(float(sys.argv[1])) - 31)' "$t_trig")")
+    [ -n "$bl" ] || break
+    fact "strict_rerun_after_beacon_loss_$attempt" "$bl"
+    sleep 31
 done
-[ -n "$t_trig" ] || t_trig=$t
 fact strict_trigger_time "$t_trig"
-sleep 8
-aborted=$(awk -v t="$t_trig" -F: '$1 >= t && /wlan1 .*scan aborted/' "$OUT/iw-events.txt" | head -1)
 check strict-aborts-triggered-scan "iw events since the trigger: $(awk -v t="$t_trig" -F: '$1 >= t' "$OUT/iw-events.txt" | tr '\n' ' ')" test -n "$aborted"
 run 20 wlanfairctl scan unset lab policy
 wait $TPID 2>/dev/null
@@ -335,8 +382,9 @@ say "F. kill -9 during suppression, restart restores"
 # Phase E's traffic is still within the guard's idle hold-off.
 wait_until 30 guard_idle || fail guard-idle-before-kill "still suppressing 30 s after the traffic"
 bgscan_force
-bg_traffic 30
-if wait_until 10 bgscan_is ""; then pass suppressed-before-kill
+t_f=$(date +%s)
+bg_traffic 60
+if wait_suppressed 10 "$((t_f - 30))" kill; then pass suppressed-before-kill
 else fail suppressed-before-kill "bgscan '$(bgscan_get)'"; fi
 run 20 systemctl kill -s KILL $SUNIT
 kill "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null
@@ -348,10 +396,64 @@ if wait_until 20 bgscan_is "$FORCED"; then pass kill9-restart-restores-bgscan
 else fail kill9-restart-restores-bgscan "after restart: bgscan '$(bgscan_get)', $(sunit_state)"; fi
 journal_scand | tail -8
 
+# ------------------------------- H. wpa_supplicant stopped while writing ----
+say "H. wpa_supplicant stopped (SIGSTOP) 3 and 5 s at a time while holds make the guard write"
+# Stopped longer than the guard's 2 s D-Bus timeout, continued for 5 ms at
+# a time: the guard's read is answered in one of those windows, and its
+# write, sent right after, waits in the next stop, past its timeout; a
+# 5-s stop outlasts the read after it too. Holds taken and released make
+# it write "" and the saved value again and again. Whatever path each
+# write took, bgscan must end exactly as forced, the state file empty.
+wait_until 30 guard_idle || fail guard-idle-before-sigstop "still suppressing 30 s after the traffic"
+bgscan_force
+wpid=$(systemctl show -p MainPID --value wpa_supplicant)
+check sigstop-wpa-supplicant-pid "MainPID '$wpid'" test "${wpid:-0}" -gt 0
+t_h=$(date +%s)
+python3 -c '
+import os, signal, sys, time
+pid, end = int(sys.argv[1]), time.monotonic() + float(sys.argv[2])
+i = 0
+try:
+    while time.monotonic() < end:
+        os.kill(pid, signal.SIGSTOP)
+        time.sleep((3.0, 5.0)[i % 2])
+        i += 1
+        os.kill(pid, signal.SIGCONT)
+        time.sleep(0.005)
+finally:
+    os.kill(pid, signal.SIGCONT)
+' "$wpid" 70 &
+stopper=$!; LAB_PIDS+=("$stopper")
+for i in 1 2 3 4 5; do
+    run 40 wlanfairctl scan hold --reason "lab sigstop $i" -- sleep 6
+    sleep 6
+done
+wait "$stopper"
+kill -CONT "$wpid" 2>/dev/null
+if wait_until "$RESTORE_MAX" bgscan_is "$FORCED"; then pass sigstop-restored-exactly
+else fail sigstop-restored-exactly "$RESTORE_MAX s after the stops: bgscan '$(bgscan_get)' (want '$FORCED')"; fi
+state_clean() { ! grep -qs '^saved=' /run/wlanfair-scand/bgscan.state; }
+wait_until 10 state_clean
+check sigstop-state-file-empty "$(tr '\n' ' ' < /run/wlanfair-scand/bgscan.state 2>/dev/null)" state_clean
+check sigstop-scand-active "$(sunit_state)" sunit_active
+check sigstop-station-connected "$(iw dev wlan1 link | head -2 | tr '\n' ' ')" sta_connected
+# Still working: a hold suppresses, its release restores.
+run 40 wlanfairctl scan hold --reason "lab after sigstop" -- sleep 4 &
+hpid=$!
+if wait_until 10 bgscan_is ""; then pass sigstop-then-hold-suppresses
+else fail sigstop-then-hold-suppresses "bgscan '$(bgscan_get)' during a hold"; fi
+wait "$hpid"
+if wait_until 10 bgscan_is "$FORCED"; then pass sigstop-then-release-restores
+else fail sigstop-then-release-restores "bgscan '$(bgscan_get)' after the hold"; fi
+for k in "Timeout was reached" "not answered" "not confirmed" "answered late" "already reads" "did not land"; do
+    fact "sigstop_journal_$(tr ' ' _ <<< "$k")" "$(journalctl -b --no-pager -u $SUNIT --since "@$t_h" | grep -c "$k")"
+done
+
 # --------------------------------------------------------- G. stop ----
 say "G. systemctl stop during suppression restores"
-bg_traffic 30
-if wait_until 10 bgscan_is ""; then pass suppressed-before-stop
+t_g=$(date +%s)
+bg_traffic 60
+if wait_suppressed 10 "$((t_g - 30))" stop; then pass suppressed-before-stop
 else fail suppressed-before-stop "bgscan '$(bgscan_get)'"; fi
 run 60 systemctl stop $SUNIT
 check stop-restores-bgscan "after stop: bgscan '$(bgscan_get)'" bgscan_is "$FORCED"
