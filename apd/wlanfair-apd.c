@@ -15,6 +15,7 @@
 #include "wlanfair-apd-sta-source.h"
 #include "wlanfair-error.h"
 #include "wlanfair-keyfile.h"
+#include "wlanfair-output.h"
 #include "wlanfair-report.h"
 #ifdef WF_HAVE_ACK_PRIO
 #include "wlanfair-ackprio.h"
@@ -219,6 +220,8 @@ main (int argc, char **argv)
     { NULL },
   };
 
+  /* --help, --version, --check: their output checked at exit. */
+  wf_output_close_at_exit ();
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   g_set_prgname ("wlanfair-apd");

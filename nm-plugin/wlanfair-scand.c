@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "wlanfair-notify.h"
+#include "wlanfair-output.h"
 #include "wlanfair-scan-config.h"
 #include "wlanfair-scan-guard.h"
 #include "wlanfair-scan-service.h"
@@ -110,6 +111,8 @@ main (int argc, char **argv)
   Daemon d = { 0 };
   guint owner_id;
 
+  /* --help, --version, --check: their output checked at exit. */
+  wf_output_close_at_exit ();
   setlocale (LC_ALL, "");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc > 1)

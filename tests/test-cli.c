@@ -5,7 +5,10 @@
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <fcntl.h>
+#include <glib-unix.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1010,6 +1013,255 @@ test_ap_watch (void)
   g_assert_null (strchr (r.out, '\033'));
 }
 
+/* ---- write errors on standard output ------------------------------------- */
+
+/* Where a program's stdout goes in these cases. */
+typedef enum {
+  OUT_FULL,           /* /dev/full: every write fails, ENOSPC */
+  OUT_CLOSED,         /* fd 1 closed */
+  OUT_GONE,           /* a pipe whose reader has gone, SIGPIPE default */
+  OUT_GONE_IGNORED,   /* the same, SIGPIPE ignored by whoever started us */
+} OutMode;
+
+typedef struct {
+  int   status;       /* exit status, or -1 when killed */
+  int   signal;       /* the killing signal, else 0 */
+  char *err;
+} BadRun;
+
+static void
+bad_run_clear (BadRun *r)
+{
+  g_free (r->err);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BadRun, bad_run_clear)
+
+static void
+child_close_stdout (gpointer data)
+{
+  close (STDOUT_FILENO);
+}
+
+static void
+child_sigpipe (gpointer data)
+{
+  signal (SIGPIPE, GPOINTER_TO_INT (data) ? SIG_IGN : SIG_DFL);
+}
+
+static void
+run_bad_stdout (BadRun *r, OutMode mode, const char *program, const char * const *args)
+{
+  g_autoptr(GSubprocessLauncher) l =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  int fds[2];
+
+  g_ptr_array_add (argv, (char *) program);
+  for (; *args; args++)
+    g_ptr_array_add (argv, (char *) *args);
+  g_ptr_array_add (argv, NULL);
+
+  switch (mode)
+    {
+    case OUT_FULL:
+      fds[1] = open ("/dev/full", O_WRONLY | O_CLOEXEC);
+      g_assert_cmpint (fds[1], >=, 0);
+      g_subprocess_launcher_take_stdout_fd (l, fds[1]);
+      break;
+    case OUT_CLOSED:
+      g_subprocess_launcher_set_child_setup (l, child_close_stdout, NULL, NULL);
+      break;
+    case OUT_GONE:
+    case OUT_GONE_IGNORED:
+      g_assert_true (g_unix_open_pipe (fds, FD_CLOEXEC, &error));
+      g_assert_no_error (error);
+      close (fds[0]);
+      g_subprocess_launcher_take_stdout_fd (l, fds[1]);
+      g_subprocess_launcher_set_child_setup (l, child_sigpipe,
+                                             GINT_TO_POINTER (mode == OUT_GONE_IGNORED), NULL);
+      break;
+    }
+  proc = g_subprocess_launcher_spawnv (l, (const char * const *) argv->pdata, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, NULL, &r->err, &error);
+  g_assert_no_error (error);
+  g_subprocess_wait (proc, NULL, &error);
+  g_assert_no_error (error);
+  if (g_subprocess_get_if_signaled (proc))
+    {
+      r->status = -1;
+      r->signal = g_subprocess_get_term_sig (proc);
+    }
+  else
+    r->status = g_subprocess_get_exit_status (proc);
+}
+
+/* PROGRAM ARGS succeeds with a working stdout, and fails with "write
+ * error" on a full and on a closed one. */
+static void
+assert_write_errors (const char *program, const char * const *args)
+{
+  g_autofree char *line = g_strjoinv (" ", (char **) args);
+  const OutMode modes[] = { OUT_FULL, OUT_CLOSED };
+
+  g_test_message ("%s %s", program, line);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+    g_autoptr(GSubprocess) ok = NULL;
+
+    g_ptr_array_add (argv, (char *) program);
+    for (const char * const *a = args; *a; a++)
+      g_ptr_array_add (argv, (char *) *a);
+    g_ptr_array_add (argv, NULL);
+    ok = g_subprocess_newv ((const char * const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                            G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+    g_assert_no_error (error);
+    g_subprocess_wait_check (ok, NULL, &error);
+    g_assert_no_error (error);
+  }
+  for (gsize m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_auto(BadRun) r = { 0 };
+
+      run_bad_stdout (&r, modes[m], program, args);
+      g_assert_cmpint (r.signal, ==, 0);
+      g_assert_cmpint (r.status, ==, 1);
+      if (strstr (r.err, "write error") == NULL)
+        g_error ("%s %s: stderr '%s' says no write error", program, line, r.err);
+      if (modes[m] == OUT_FULL && strstr (r.err, "write error:") != NULL)
+        g_assert_nonnull (strstr (r.err, g_strerror (ENOSPC)));
+    }
+}
+
+#define ASSERT_WRITE_ERRORS(program, ...) \
+  assert_write_errors ((program), (const char * const[]) { __VA_ARGS__, NULL })
+
+/* A loopback UDP port free just now. */
+static char *
+free_udp_port (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocket) s = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_DATAGRAM,
+                                       G_SOCKET_PROTOCOL_UDP, &error);
+  g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (g_socket_bind (s, any, FALSE, &error));
+  g_assert_no_error (error);
+  bound = g_socket_get_local_address (s, &error);
+  g_assert_no_error (error);
+  return g_strdup_printf ("%u", g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound)));
+}
+
+/* A command that runs here at all (status --direct needs a readable
+ * sock_diag and rtnetlink). */
+static gboolean
+runs_here (const char * const *args)
+{
+  g_auto(Run) r = { 0 };
+
+  run_argv (&r, NULL, args);
+  if (r.status != 0)
+    g_test_message ("not run here (exit %d): %s", r.status, r.err);
+  return r.status == 0;
+}
+
+static void
+test_write_error_ctl (void)
+{
+  const char *ctl = g_getenv ("WLANFAIRCTL");
+  const char *commands[] = { "ap", "fairness", "listen", "scan", "status", "tcp", "top" };
+  g_autofree char *series = write_series (alternating);
+  g_autofree char *tcp_status = write_series ("{\"pid\": 999999999}");
+  g_autofree char *ap_status = write_fresh_ap_status ();
+  g_autofree char *port = free_udp_port ();
+  const char * const status_args[] = { "status", "--direct", "-i", "lo", NULL };
+
+  ASSERT_WRITE_ERRORS (ctl, "--help");
+  ASSERT_WRITE_ERRORS (ctl, "--version");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    ASSERT_WRITE_ERRORS (ctl, commands[i], "--help");
+  ASSERT_WRITE_ERRORS (ctl, "fairness", "1", "2");
+  ASSERT_WRITE_ERRORS (ctl, "fairness", "--json", "1", "2");
+  ASSERT_WRITE_ERRORS (ctl, "fairness", "--series", series, "--window", "1,2");
+  ASSERT_WRITE_ERRORS (ctl, "fairness", "--json", "--series", series, "--window", "1,2");
+  ASSERT_WRITE_ERRORS (ctl, "tcp", "status", "--status-file", tcp_status);
+  ASSERT_WRITE_ERRORS (ctl, "tcp", "status", "--json", "--status-file", tcp_status);
+  ASSERT_WRITE_ERRORS (ctl, "ap", "status", "--status", ap_status);
+  ASSERT_WRITE_ERRORS (ctl, "ap", "status", "--json", "--status", ap_status);
+  ASSERT_WRITE_ERRORS (ctl, "ap", "watch", "-n", "1", "--status", ap_status);
+  ASSERT_WRITE_ERRORS (ctl, "listen", "--json", "--duration", "1", "--bind", "127.0.0.1",
+                       "--port", port);
+  ASSERT_WRITE_ERRORS (ctl, "listen", "--duration", "1", "--bind", "127.0.0.1", "--port", port);
+  if (runs_here (status_args))
+    {
+      ASSERT_WRITE_ERRORS (ctl, "status", "--direct", "-i", "lo");
+      ASSERT_WRITE_ERRORS (ctl, "status", "--direct", "-i", "lo", "--json");
+      ASSERT_WRITE_ERRORS (ctl, "top", "--direct", "-i", "lo", "-n", "1");
+    }
+  g_unlink (series);
+  g_unlink (tcp_status);
+  g_unlink (ap_status);
+}
+
+/* `wlanfairctl ... | head -n1`: a reader that leaves early is SIGPIPE, as
+ * for any filter, not a message; even in `listen`, where GIO ignores
+ * SIGPIPE. Where our caller ignored SIGPIPE it is a write error. */
+static void
+test_write_error_pipe (void)
+{
+  const char *ctl = g_getenv ("WLANFAIRCTL");
+  g_autofree char *port = free_udp_port ();
+  const char * const cases[][10] = {
+    { "fairness", "1", "2" },
+    { "fairness", "--json", "1", "2" },
+    { "fairness", "--help" },
+    { "listen", "--json", "--duration", "1", "--bind", "127.0.0.1", "--port", port },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(BadRun) gone = { 0 }, ignored = { 0 };
+
+      g_test_message ("case %s %s", cases[i][0], cases[i][1]);
+      run_bad_stdout (&gone, OUT_GONE, ctl, cases[i]);
+      g_assert_cmpint (gone.signal, ==, SIGPIPE);
+      g_assert_cmpstr (gone.err, ==, "");
+
+      run_bad_stdout (&ignored, OUT_GONE_IGNORED, ctl, cases[i]);
+      g_assert_cmpint (ignored.signal, ==, 0);
+      g_assert_cmpint (ignored.status, ==, 1);
+      assert_one_line (ignored.err, "write error: Broken pipe");
+    }
+}
+
+/* The daemons' one-shot output: --version and --help (meson passes the
+ * daemons built here in WLANFAIR_DAEMONS). */
+static void
+test_write_error_daemons (void)
+{
+  const char *list = g_getenv ("WLANFAIR_DAEMONS");
+  g_auto(GStrv) daemons = NULL;
+
+  if (list == NULL || *list == '\0')
+    {
+      g_test_skip ("WLANFAIR_DAEMONS not set");
+      return;
+    }
+  daemons = g_strsplit (list, G_SEARCHPATH_SEPARATOR_S, -1);
+  for (char **d = daemons; *d; d++)
+    {
+      ASSERT_WRITE_ERRORS (*d, "--version");
+      ASSERT_WRITE_ERRORS (*d, "--help");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1037,6 +1289,9 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/ap/malformed", test_ap_malformed);
   g_test_add_func ("/cli/ap/usage-errors", test_ap_usage_errors);
   g_test_add_func ("/cli/ap/watch", test_ap_watch);
+  g_test_add_func ("/cli/output/write-error", test_write_error_ctl);
+  g_test_add_func ("/cli/output/write-error-pipe", test_write_error_pipe);
+  g_test_add_func ("/cli/output/write-error-daemons", test_write_error_daemons);
 
   return g_test_run ();
 }

@@ -196,6 +196,26 @@ test_errors (void)
     }
 }
 
+/* Finite throughputs whose sum is not (1e308 + 1e308): +inf, never NaN,
+ * and the trade-off index still finds them over the capacity. */
+static void
+test_sum_overflow (void)
+{
+  const double x[] = { 1e308, 1e308 };
+  const double y[] = { 1e10, 1e10 };
+  g_autoptr(GError) error = NULL;
+  double f = -1;
+
+  g_assert_true (isinf (wf_fairness_sum (x, 2)) && wf_fairness_sum (x, 2) > 0);
+  g_assert_cmpfloat (wf_fairness_sum (x, 1), ==, 1e308);
+  g_assert_cmpfloat_with_epsilon (jain (x, 2), 1.0, EPS);
+  /* x / C beyond double range */
+  g_assert_false (wf_fairness_tradeoff (y, 2, 1e-300, 1, 0, &f, &error));
+  g_assert_error (error, WF_ERROR, WF_ERROR_OVER_CAPACITY);
+  g_assert_true (wf_fairness_tradeoff (y, 2, 1e-300, 1, WF_FAIRNESS_ALLOW_OVER, &f, NULL));
+  g_assert_cmpfloat (f, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -212,6 +232,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fairness/tradeoff/all-zero", test_tradeoff_all_zero);
   g_test_add_func ("/fairness/tradeoff/over-capacity", test_tradeoff_over);
   g_test_add_func ("/fairness/errors", test_errors);
+  g_test_add_func ("/fairness/sum-overflow", test_sum_overflow);
 
   return g_test_run ();
 }

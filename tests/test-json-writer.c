@@ -3,7 +3,9 @@
  * write read back by json-glib (the parser every reader of the status
  * file uses) with the same values. */
 #include <float.h>
+#include <locale.h>
 #include <math.h>
+#include <string.h>
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -168,6 +170,140 @@ test_nested (void)
     }
 }
 
+/* The text of one double, through a one-element array of a compact writer. */
+static char *
+double_text (double v)
+{
+  WfJsonWriter *w = wf_json_writer_new_compact ();
+  g_autofree char *text = NULL;
+  gsize len;
+
+  wf_json_writer_begin_array (w);
+  wf_json_writer_double (w, v);
+  wf_json_writer_end_array (w);
+  text = wf_json_writer_free_to_string (w);
+  len = strlen (text);
+  g_assert_cmpuint (len, >=, 4);
+  g_assert_true (text[0] == '[' && text[len - 2] == ']' && text[len - 1] == '\n');
+  return g_strndup (text + 1, len - 3);
+}
+
+/* Every double as valid JSON, the fewest digits that read back: no
+ * "2e+17.0" (json-glib's), no "nan" or "inf" (printf's). */
+static void
+test_double_text (void)
+{
+  const struct { double v; const char *text; } cases[] = {
+    { 0, "0.0" },
+    { -0.0, "-0.0" },
+    { 2, "2.0" },
+    { 100, "100.0" },
+    { 0.1, "0.1" },
+    { 1.0 / 3, "0.3333333333333333" },
+    { 2e17, "2e+17" },
+    { 1e17, "1e+17" },
+    { 123456789012345678.0, "1.2345678901234568e+17" },
+    { 1e21, "1e+21" },
+    { 1e308, "1e+308" },
+    { DBL_MAX, "1.7976931348623157e+308" },
+    { DBL_MIN, "2.2250738585072014e-308" },
+    { 1e-320, "1e-320" },
+    { 2e-320, "2e-320" },
+    { 4.9406564584124654e-324, "5e-324" },
+    { -2.5e-300, "-2.5e-300" },
+    { 3e6, "3000000.0" },
+    { NAN, "null" },
+    { -NAN, "null" },
+    { INFINITY, "null" },
+    { -INFINITY, "null" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = double_text (cases[i].v);
+
+      g_assert_cmpstr (text, ==, cases[i].text);
+    }
+}
+
+/* Whatever the locale: "2,5" would be two numbers. */
+static void
+test_double_locale (void)
+{
+  g_autofree char *text = NULL;
+  char *old = g_strdup (setlocale (LC_NUMERIC, NULL));
+
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL &&
+      setlocale (LC_NUMERIC, "fr_FR.UTF-8") == NULL)
+    {
+      g_free (old);
+      g_test_skip ("no locale with a decimal comma");
+      return;
+    }
+  text = double_text (2.5);
+  setlocale (LC_NUMERIC, old);
+  g_free (old);
+  g_assert_cmpstr (text, ==, "2.5");
+}
+
+/* Random bit patterns: each finite one is a JSON number that reads back
+ * as the same double (strtod and json-glib), each other one is null. */
+static void
+test_double_round_trip (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20240601);
+
+  for (int i = 0; i < 20000; i++)
+    {
+      guint64 bits = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+      double v;
+      g_autofree char *text = NULL, *doc = NULL;
+      g_autoptr(JsonNode) root = NULL;
+      JsonNode *e;
+
+      memcpy (&v, &bits, sizeof v);
+      text = double_text (v);
+      if (!isfinite (v))
+        {
+          g_assert_cmpstr (text, ==, "null");
+          continue;
+        }
+      g_assert_true (g_regex_match_simple ("^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?$",
+                                           text, 0, 0));
+      g_assert_true (strpbrk (text, ".e") != NULL);
+      g_assert_true (g_ascii_strtod (text, NULL) == v);
+      doc = g_strdup_printf ("[%s]", text);
+      root = parse (doc);
+      e = json_array_get_element (json_node_get_array (root), 0);
+      g_assert_cmpint (json_node_get_value_type (e), ==, G_TYPE_DOUBLE);
+      g_assert_true (json_node_get_double (e) == v);
+    }
+}
+
+static void
+test_compact (void)
+{
+  WfJsonWriter *w = wf_json_writer_new_compact ();
+  g_autofree char *text = NULL;
+
+  wf_json_writer_begin_object (w);
+  wf_json_writer_member (w, "a");
+  wf_json_writer_int (w, 1);
+  wf_json_writer_member (w, "b");
+  wf_json_writer_begin_array (w);
+  wf_json_writer_boolean (w, TRUE);
+  wf_json_writer_string (w, NULL);
+  wf_json_writer_double (w, 2e17);
+  wf_json_writer_begin_object (w);
+  wf_json_writer_end_object (w);
+  wf_json_writer_end_array (w);
+  wf_json_writer_member (w, "s");
+  wf_json_writer_string (w, "x y\n");
+  wf_json_writer_end_object (w);
+  text = wf_json_writer_free_to_string (w);
+  g_assert_cmpstr (text, ==, "{\"a\":1,\"b\":[true,null,2e+17,{}],\"s\":\"x y\\n\"}\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -177,6 +313,10 @@ main (int argc, char **argv)
   g_test_add_func ("/json-writer/strings", test_strings);
   g_test_add_func ("/json-writer/numbers", test_numbers);
   g_test_add_func ("/json-writer/nested", test_nested);
+  g_test_add_func ("/json-writer/double-text", test_double_text);
+  g_test_add_func ("/json-writer/double-locale", test_double_locale);
+  g_test_add_func ("/json-writer/double-round-trip", test_double_round_trip);
+  g_test_add_func ("/json-writer/compact", test_compact);
 
   return g_test_run ();
 }

@@ -12,6 +12,7 @@ struct _WfJsonWriter {
   guint    depth;
   gboolean first[MAX_DEPTH]; /* no element yet at this depth */
   gboolean after_member;     /* a member name was written: its value follows */
+  gboolean compact;          /* one line, no blanks */
 };
 
 WfJsonWriter *
@@ -23,9 +24,20 @@ wf_json_writer_new (void)
   return w;
 }
 
+WfJsonWriter *
+wf_json_writer_new_compact (void)
+{
+  WfJsonWriter *w = wf_json_writer_new ();
+
+  w->compact = TRUE;
+  return w;
+}
+
 static void
 newline (WfJsonWriter *w)
 {
+  if (w->compact)
+    return;
   g_string_append_c (w->out, '\n');
   for (guint i = 0; i < w->depth; i++)
     g_string_append (w->out, "  ");
@@ -123,7 +135,7 @@ wf_json_writer_member (WfJsonWriter *w, const char *name)
   g_return_if_fail (w->depth > 0 && !w->after_member);
   before_value (w);
   append_quoted (w->out, name);
-  g_string_append (w->out, " : ");
+  g_string_append (w->out, w->compact ? ":" : " : ");
   w->after_member = TRUE;
 }
 
@@ -147,7 +159,8 @@ wf_json_writer_int (WfJsonWriter *w, gint64 value)
 void
 wf_json_writer_double (WfJsonWriter *w, double value)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  char buf[G_ASCII_DTOSTR_BUF_SIZE], format[8];
+  int digits, exponent;
 
   before_value (w);
   if (!isfinite (value))
@@ -155,12 +168,30 @@ wf_json_writer_double (WfJsonWriter *w, double value)
       g_string_append (w->out, "null");
       return;
     }
-  /* %.15g reads back exactly for most values (0.125, 2); else %.17g. */
-  g_ascii_formatd (buf, sizeof buf, "%.15g", value);
-  if (g_ascii_strtod (buf, NULL) != value)
-    g_ascii_formatd (buf, sizeof buf, "%.17g", value);
+  /* The fewest significant digits that read back as VALUE (17 always
+   * do): 0.1, not 0.10000000000000001; 1e-320, not 9.99988867182683e-321. */
+  for (digits = 1; digits < 17; digits++)
+    {
+      g_snprintf (format, sizeof format, "%%.%de", digits - 1);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        break;
+    }
+  g_snprintf (format, sizeof format, "%%.%de", digits - 1);
+  g_ascii_formatd (buf, sizeof buf, format, value);
+  exponent = atoi (strchr (buf, 'e') + 1);
+  /* Plain notation where it is short and usual: 100.0, 3000000.0, 0.001,
+   * not 1e+02; beyond, the exponent (2e+17, 1e-320). */
+  if (exponent >= -5 && exponent < 17)
+    {
+      g_snprintf (format, sizeof format, "%%.%dg", MAX (digits, exponent + 1));
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) != value)
+        g_ascii_formatd (buf, sizeof buf, "%.17g", value);
+    }
   g_string_append (w->out, buf);
-  /* Keep it a double for readers that tell the two apart. */
+  /* Keep it a double for readers that tell the two apart ("2.0"); an
+   * exponent already says so, and "2e+17.0" would not be JSON. */
   if (strpbrk (buf, ".eE") == NULL)
     g_string_append (w->out, ".0");
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "wlanfair-output.h"
 #include "wlanfairctl-ap.h"
 #include "wlanfairctl-term.h"
 #include "wlanfairctl.h"
@@ -100,7 +101,9 @@ wf_cli_ap_watch (int argc, char **argv)
             }
           else
             printf ("%s\n", out->str);
-          fflush (stdout);
+          /* A dead stdout ends the view; the exit handler says why. */
+          if (!wf_output_flush ())
+            break;
         }
       if (iterations && n + 1 >= iterations)
         break;

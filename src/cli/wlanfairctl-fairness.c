@@ -134,6 +134,12 @@ run_values (Options *o, char **values, int n_values)
 
   if (!wf_fairness_jain (x, n_values, &jain, &error))
     return wf_cli_usage_error ("%s", error->message);
+  /* Each value is finite, their sum need not be (1e308 + 1e308); the
+   * indices are computed scaled and would still print, the sum cannot. */
+  sum = wf_fairness_sum (x, n_values);
+  if (!isfinite (sum))
+    return wf_cli_usage_error ("the throughputs add up to more than %g, the largest number "
+                               "handled", G_MAXDOUBLE);
   if (have_tradeoff &&
       !wf_fairness_tradeoff (x, n_values, o->capacity, o->alpha,
                              o->allow_over ? WF_FAIRNESS_ALLOW_OVER : 0,
@@ -144,7 +150,6 @@ run_values (Options *o, char **values, int n_values)
                                    error->message);
       return wf_cli_usage_error ("%s", error->message);
     }
-  sum = wf_fairness_sum (x, n_values);
 
   if (o->json)
     {

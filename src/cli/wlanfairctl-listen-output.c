@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wlanfair-fairness.h"
+#include "wlanfair-output.h"
 #include "wlanfair-report.h"
 #include "wlanfairctl.h"
 #include "wlanfairctl-listen.h"
@@ -149,14 +150,25 @@ add_nullable_int (JsonBuilder *b, const char *name, gboolean have, gint64 v)
     json_builder_add_null_value (b);
 }
 
+/* A stdout that no longer takes our lines ends the run (the exit
+ * handler says why) instead of receiving into the void. */
 static void
-print_json_line (JsonBuilder *b)
+flush_or_quit (Listen *l)
+{
+  if (!wf_output_flush ())
+    g_main_loop_quit (l->loop);
+}
+
+static void
+print_json_line (Listen *l, JsonBuilder *b)
 {
   g_autoptr(JsonNode) root = json_builder_get_root (b);
-  /* Not json-glib's generator alone: it writes 1e20 as "1e+20.0". */
-  g_autofree char *text = wf_report_json_to_data (root, NULL);
-  printf ("%s\n", text);
-  fflush (stdout);
+  /* One line each (JSON Lines); not json-glib's generator, which writes
+   * 1e20 as "1e+20.0" and NaN as "nan". */
+  g_autofree char *text = wf_cli_json_to_text (root, TRUE);
+
+  fputs (text, stdout);
+  flush_or_quit (l);
 }
 
 static void
@@ -266,7 +278,7 @@ print_table_json (Listen *l, GPtrArray *rows, const Fairness *f, gint64 now_mono
   json_builder_end_object (b);
   add_counters (l, b);
   json_builder_end_object (b);
-  print_json_line (b);
+  print_json_line (l, b);
 }
 
 /* "12.3M" style, bit/s. */
@@ -360,7 +372,7 @@ print_table_text (Listen *l, GPtrArray *rows, const Fairness *f, gint64 now_mono
                               l->rejected[i]);
   g_string_append (out, l->tty ? "\n" : "\n\n");
   fputs (out->str, stdout);
-  fflush (stdout);
+  flush_or_quit (l);
   g_string_free (out, TRUE);
 }
 
@@ -391,7 +403,7 @@ wf_listen_print_report (Listen *l, const Row *r)
   json_builder_set_member_name (b, "report");
   json_builder_add_value (b, g_steal_pointer (&body));
   json_builder_end_object (b);
-  print_json_line (b);
+  print_json_line (l, b);
 }
 
 void
@@ -417,7 +429,7 @@ wf_listen_print_reject (Listen *l, WfReportReject reason, const char *from,
   json_builder_set_member_name (b, "suppressed");
   json_builder_add_int_value (b, (gint64) suppressed);
   json_builder_end_object (b);
-  print_json_line (b);
+  print_json_line (l, b);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "wlanfair-localreport.h"
+#include "wlanfair-output.h"
 #include "wlanfairctl-report.h"
 #include "wlanfairctl-term.h"
 #include "wlanfairctl.h"
@@ -86,7 +87,9 @@ wf_cli_top (int argc, char **argv)
             }
           else
             printf ("%s\n", out->str);
-          fflush (stdout);
+          /* A dead stdout ends the view; the exit handler says why. */
+          if (!wf_output_flush ())
+            break;
         }
       if (iterations && n + 1 >= iterations)
         break;

@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 
+#include "wlanfair-json-writer.h"
+#include "wlanfair-output.h"
+
 static void
 print_line (const char *suffix, const char *fmt, va_list ap)
 {
@@ -69,16 +72,80 @@ wf_cli_parse_options (GOptionContext *context,
   return FALSE;
 }
 
+static void
+write_node (WfJsonWriter *w, JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObjectIter iter;
+        const char *name;
+        JsonNode *member;
+
+        wf_json_writer_begin_object (w);
+        json_object_iter_init_ordered (&iter, json_node_get_object (node));
+        while (json_object_iter_next_ordered (&iter, &name, &member))
+          {
+            wf_json_writer_member (w, name);
+            write_node (w, member);
+          }
+        wf_json_writer_end_object (w);
+        break;
+      }
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *a = json_node_get_array (node);
+
+        wf_json_writer_begin_array (w);
+        for (guint i = 0; i < json_array_get_length (a); i++)
+          write_node (w, json_array_get_element (a, i));
+        wf_json_writer_end_array (w);
+        break;
+      }
+    case JSON_NODE_NULL:
+      wf_json_writer_string (w, NULL);
+      break;
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+          wf_json_writer_int (w, json_node_get_int (node));
+          break;
+        case G_TYPE_DOUBLE:
+          wf_json_writer_double (w, json_node_get_double (node));
+          break;
+        case G_TYPE_BOOLEAN:
+          wf_json_writer_boolean (w, json_node_get_boolean (node));
+          break;
+        case G_TYPE_STRING:
+          wf_json_writer_string (w, json_node_get_string (node));
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+char *
+wf_cli_json_to_text (JsonNode *node, gboolean compact)
+{
+  WfJsonWriter *w = compact ? wf_json_writer_new_compact () : wf_json_writer_new ();
+
+  write_node (w, node);
+  return wf_json_writer_free_to_string (w);
+}
+
 void
 wf_cli_print_json_node (JsonNode *node)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
+  g_autofree char *text = wf_cli_json_to_text (node, FALSE);
 
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, node);
-  text = json_generator_to_data (gen, NULL);
-  g_print ("%s\n", text);
+  fputs (text, stdout);
+  wf_output_flush ();
 }
 
 void

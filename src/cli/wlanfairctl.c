@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "wlanfair-output.h"
 #include "wlanfairctl.h"
 
 static const WfCliCommand commands[] = {
@@ -43,6 +44,9 @@ main (int argc, char **argv)
 {
   const char *cmd;
 
+  /* Before any output, and before GIO ignores SIGPIPE: a failed write
+   * to stdout makes the exit status 1 (wlanfair-output.h). */
+  wf_output_close_at_exit ();
   setlocale (LC_ALL, "");
   /* Numbers in and out are C-locale ("2.5", never "2,5"). */
   setlocale (LC_NUMERIC, "C");

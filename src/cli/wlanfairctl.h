@@ -55,6 +55,11 @@ gboolean wf_cli_parse_options (GOptionContext *context,
                                char         ***argv,
                                int            *exit_code);
 
+/* JSON text of NODE by the project's one writer (WfJsonWriter): valid
+ * for every double (json-glib's generator writes "2e+17.0" and "nan");
+ * non-finite numbers become null. Pretty, or one line (COMPACT). */
+char *wf_cli_json_to_text (JsonNode *node, gboolean compact);
+/* The pretty text of BUILDER's or NODE's root on standard output. */
 void wf_cli_print_json (JsonBuilder *builder);
 void wf_cli_print_json_node (JsonNode *node);
 

@@ -29,6 +29,10 @@ acc_add (Acc *a, double v)
 static double
 acc_value (const Acc *a)
 {
+  /* Past the largest double the compensation is inf - inf: the sum is
+   * +inf, not NaN, so that "more than the capacity" still holds. */
+  if (isinf (a->sum))
+    return a->sum;
   return a->sum + a->c;
 }
 
