@@ -2,8 +2,11 @@
 /* Goodput per flow and per interface, and the top N, on synthetic
  * sock_diag samples with known byte counters and times. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,15 +16,17 @@
 
 #define SEC G_USEC_PER_SEC
 
+/* Inode and cookie `id`: one socket, owned by its program. */
 static WfSockdiagTcp
-sock (guint64 inode, const char *dst, guint64 acked, guint64 received)
+sock (guint64 id, const char *dst, guint64 acked, guint64 received)
 {
   WfSockdiagTcp s = { 0 };
 
   s.family = 2;
   s.state = 1;
-  s.inode = inode;
-  g_snprintf (s.src, sizeof s.src, "192.0.2.1:%u", (guint) (40000 + inode));
+  s.inode = id;
+  s.cookie = id;
+  g_snprintf (s.src, sizeof s.src, "192.0.2.1:%u", (guint) (40000 + id));
   g_strlcpy (s.dst, dst, sizeof s.dst);
   g_strlcpy (s.cong, "cubic", sizeof s.cong);
   s.have_info = TRUE;
@@ -132,8 +137,8 @@ test_new_closed_reset_bound (void)
   g_assert_true (wf_flows_iface_goodput (f, 3, &tx, &rx));
   g_assert_cmpfloat_with_epsilon (tx, 9e6, 1e-3);
 
-  /* Flow 1 closed; flow 2's counter went back (a new socket under a
-   * reused inode): its bytes count from zero, not as a 2^64 wrap. */
+  /* Flow 1 closed; flow 2's counter went back (which a cookie's should
+   * not): its bytes count from zero, not as a 2^64 wrap. */
   a[1].info.bytes_acked = 250000;
   sample (f, 3 * SEC, &a[1], 1);
   top = wf_flows_top (f, &n);
@@ -245,7 +250,8 @@ test_totals (void)
   g_assert_cmpuint (wf_flows_total (f), ==, 4);
 
   /* Flows 1 and 3 closed: the counters keep what they carried, the gauge
-   * drops. Flow 2 under a reused inode (its counter went back). */
+   * drops. Flow 2's counter went back (which a cookie's should not): it
+   * counts from zero, not as a 2^64 wrap. */
   a[1].info.bytes_acked = 100;
   a[1].info.total_retrans = 0;
   sample (f, 3 * SEC, &a[1], 1);
@@ -256,6 +262,114 @@ test_totals (void)
   g_assert_cmpuint (i->retrans_segments, ==, 4);
   g_assert_cmpuint (wf_tcptotals_get (t, 4)->flows, ==, 0);
   g_assert_cmpuint (wf_tcptotals_get (t, 4)->received_bytes, ==, 4000);
+}
+
+/* Sockets are told apart by cookie: a new cookie is a new flow even
+ * with the 4-tuple and inode of one just gone (port and inode reuse), so
+ * all its bytes count, not their difference from the old socket's. */
+static void
+test_cookie_reuse (void)
+{
+  Routes r = { 0 };
+  g_autoptr(WfFlows) f = wf_flows_new (10, route, &r);
+  WfSockdiagTcp a = sock (5, "198.51.100.1:80", 1000, 0);
+  WfSockdiagTcp b;
+  const WfTcpTotalsIface *i;
+  const WfFlow *top;
+  guint n;
+
+  sample (f, 1 * SEC, &a, 1);
+  a.info.bytes_acked = 3000;
+  sample (f, 2 * SEC, &a, 1);
+  g_assert_cmpuint (wf_tcptotals_get (wf_flows_get_totals (f), 3)->acked_bytes, ==, 2000);
+
+  /* A closed, B took its port and inode and sent 5000 bytes since. */
+  b = a;
+  b.cookie = 6;
+  b.info.bytes_acked = 5000;
+  sample (f, 3 * SEC, &b, 1);
+  i = wf_tcptotals_get (wf_flows_get_totals (f), 3);
+  g_assert_cmpuint (i->acked_bytes, ==, 7000);
+  g_assert_cmpuint (i->flows, ==, 1);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (top[0].sock.cookie, ==, 6);
+  g_assert_cmpfloat_with_epsilon (top[0].goodput_tx_bps, 40000, 1e-6);
+
+  /* The same cookie under another inode is the same flow. */
+  b.inode = 77;
+  b.info.bytes_acked = 5500;
+  sample (f, 4 * SEC, &b, 1);
+  g_assert_cmpuint (wf_tcptotals_get (wf_flows_get_totals (f), 3)->acked_bytes, ==, 7500);
+}
+
+/* A program closes its socket with data queued: the orphan (inode 0)
+ * keeps sending and counting, per flow and per interface; at TIME-WAIT
+ * (no tcp_info) what was unacknowledged at the last sample counts, once. */
+static void
+test_orphan (void)
+{
+  Routes r = { 0 };
+  g_autoptr(WfFlows) f = wf_flows_new (10, route, &r);
+  WfTcpTotals *t = wf_flows_get_totals (f);
+  WfSockdiagTcp a = sock (20, "198.51.100.1:80", 1000, 0);
+  WfSockdiagTcp stray = sock (99, "198.51.100.9:80", 0, 0);
+  const WfTcpTotalsIface *i;
+  const WfFlow *top;
+  double tx, rx;
+  guint n;
+
+  a.wqueue = 50000;
+  sample (f, 1 * SEC, &a, 1);
+  a.info.bytes_acked = 101000;
+  a.wqueue = 40000;
+  sample (f, 2 * SEC, &a, 1);
+  g_assert_cmpuint (wf_tcptotals_get (t, 3)->acked_bytes, ==, 100000);
+
+  /* Closed: orphaned in FIN-WAIT-1, 30 kB acked since, 10 kB and the FIN
+   * to go. */
+  a.inode = 0;
+  a.state = TCP_FIN_WAIT1;
+  a.info.bytes_acked = 131000;
+  a.wqueue = 10001;
+  sample (f, 3 * SEC, &a, 1);
+  i = wf_tcptotals_get (t, 3);
+  g_assert_cmpuint (i->acked_bytes, ==, 130000);
+  g_assert_cmpuint (i->flows, ==, 1);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_true (top[0].has_goodput);
+  g_assert_cmpfloat_with_epsilon (top[0].goodput_tx_bps, 240000, 1e-6);
+  g_assert_true (wf_flows_iface_goodput (f, 3, &tx, &rx));
+  g_assert_cmpfloat_with_epsilon (tx, 240000, 1e-6);
+
+  /* Its FIN acknowledged: TIME-WAIT, the same cookie, no tcp_info. A
+   * TIME-WAIT socket nobody saw open adds nothing. */
+  a.state = TCP_TIME_WAIT;
+  a.have_info = FALSE;
+  memset (&a.info, 0, sizeof a.info);
+  a.wqueue = 0;
+  stray.state = TCP_TIME_WAIT;
+  stray.have_info = FALSE;
+  {
+    WfSockdiagTcp both[2] = { a, stray };
+
+    sample (f, 4 * SEC, both, 2);
+  }
+  i = wf_tcptotals_get (t, 3);
+  g_assert_cmpuint (i->acked_bytes, ==, 140001);
+  g_assert_cmpuint (i->flows, ==, 0);
+  g_assert_true (wf_flows_iface_goodput (f, 3, &tx, &rx));
+  g_assert_cmpfloat_with_epsilon (tx, 80008, 1e-6);
+  top = wf_flows_top (f, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_false (top[0].has_goodput);
+
+  /* Still in TIME-WAIT at the next sample: counted once. */
+  sample (f, 5 * SEC, &a, 1);
+  g_assert_cmpuint (wf_tcptotals_get (t, 3)->acked_bytes, ==, 140001);
+  g_assert_true (wf_flows_iface_goodput (f, 3, &tx, &rx));
+  g_assert_cmpfloat (tx, ==, 0);
 }
 
 /* The real kernel: a TCP connection over loopback is seen through
@@ -333,6 +447,113 @@ test_sockdiag_loopback (void)
   close (l);
 }
 
+/* Only the connection under test goes through "interface" 99: other
+ * tests' loopback flows may run beside. */
+static int
+route_mine (const WfSockdiagTcp *s, gpointer data)
+{
+  return g_str_equal (s->src, data) ? 99 : 0;
+}
+
+static const WfFlow *
+find_flow (WfFlows *f, const char *src)
+{
+  guint n;
+  const WfFlow *top = wf_flows_top (f, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (top[i].sock.src, src))
+      return &top[i];
+  return NULL;
+}
+
+/* The real kernel: a sender closes with data still queued (the receiver
+ * has not read). sock_diag shows the orphan with inode 0 and the same
+ * cookie; once the receiver drained it and both closed, the bytes acked
+ * per interface are all that was written (and the FIN). */
+static void
+test_sockdiag_orphan (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(WfFlows) f = NULL;
+  struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof addr;
+  int small = 16384;
+  char buf[65536], local[64];
+  const WfFlow *flow;
+  const WfTcpTotalsIface *i;
+  guint64 cookie;
+  gsize sent = 0, got = 0;
+  gint64 t = SEC;
+  ssize_t r;
+  int l, c, s;
+
+  l = socket (AF_INET, SOCK_STREAM, 0);
+  /* Small buffers: the sender's queue fills at once. */
+  g_assert_cmpint (setsockopt (l, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), ==, 0);
+  g_assert_cmpint (bind (l, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  g_assert_cmpint (listen (l, 1), ==, 0);
+  g_assert_cmpint (getsockname (l, (struct sockaddr *) &addr, &len), ==, 0);
+  c = socket (AF_INET, SOCK_STREAM, 0);
+  g_assert_cmpint (setsockopt (c, SOL_SOCKET, SO_SNDBUF, &small, sizeof small), ==, 0);
+  g_assert_cmpint (connect (c, (struct sockaddr *) &addr, sizeof addr), ==, 0);
+  s = accept (l, NULL, NULL);
+  g_assert_cmpint (s, >=, 0);
+  len = sizeof addr;
+  getsockname (c, (struct sockaddr *) &addr, &len);
+  g_snprintf (local, sizeof local, "127.0.0.1:%u", ntohs (addr.sin_port));
+  f = wf_flows_new (4096, route_mine, local);
+
+  g_assert_true (wf_flows_sample (f, t, &error));
+  g_assert_no_error (error);
+  flow = find_flow (f, local);
+  g_assert_nonnull (flow);
+  g_assert_cmpuint (flow->sock.inode, !=, 0);
+  g_assert_cmpuint (flow->sock.cookie, !=, 0);
+  cookie = flow->sock.cookie;
+
+  memset (buf, 'x', sizeof buf);
+  g_assert_cmpint (fcntl (c, F_SETFL, O_NONBLOCK), ==, 0);
+  while ((r = write (c, buf, sizeof buf)) > 0)
+    sent += (gsize) r;
+  g_assert_cmpint (errno, ==, EAGAIN);
+  g_assert_true (wf_flows_sample (f, t += SEC, &error));
+  close (c);
+
+  g_assert_true (wf_flows_sample (f, t += SEC, &error));
+  flow = find_flow (f, local);
+  g_assert_nonnull (flow);
+  g_assert_cmpuint (flow->sock.cookie, ==, cookie);
+  g_assert_cmpuint (flow->sock.inode, ==, 0);
+  g_assert_cmpuint (flow->sock.state, ==, TCP_FIN_WAIT1);
+  g_assert_cmpuint (flow->sock.wqueue, >, 0);
+
+  while ((r = read (s, buf, sizeof buf)) > 0)
+    got += (gsize) r;
+  g_assert_cmpint (r, ==, 0);
+  g_assert_cmpuint (got, ==, sent);
+  close (s);
+  /* TIME-WAIT follows the peer's FIN at once on loopback; bounded wait. */
+  for (int k = 0; k < 500; k++)
+    {
+      g_assert_true (wf_flows_sample (f, t += SEC, &error));
+      flow = find_flow (f, local);
+      if (flow == NULL || flow->sock.state == TCP_TIME_WAIT)
+        break;
+      g_usleep (10000);
+    }
+  g_assert_nonnull (flow);
+  g_assert_cmpuint (flow->sock.state, ==, TCP_TIME_WAIT);
+  g_assert_cmpuint (flow->sock.cookie, ==, cookie);
+  i = wf_tcptotals_get (wf_flows_get_totals (f), 99);
+  g_assert_nonnull (i);
+  g_test_message ("written %" G_GSIZE_FORMAT ", acked %" G_GUINT64_FORMAT, sent, i->acked_bytes);
+  /* The FIN counts as one byte in tcpi_bytes_acked. */
+  g_assert_cmpuint (i->acked_bytes, >=, sent);
+  g_assert_cmpuint (i->acked_bytes, <=, sent + 1);
+  close (l);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -341,6 +562,9 @@ main (int argc, char **argv)
   g_test_add_func ("/reporter/flows/new-closed-reset-bound", test_new_closed_reset_bound);
   g_test_add_func ("/reporter/flows/top-n", test_top_n);
   g_test_add_func ("/reporter/flows/totals", test_totals);
+  g_test_add_func ("/reporter/flows/cookie-reuse", test_cookie_reuse);
+  g_test_add_func ("/reporter/flows/orphan", test_orphan);
   g_test_add_func ("/reporter/flows/sockdiag", test_sockdiag_loopback);
+  g_test_add_func ("/reporter/flows/sockdiag-orphan", test_sockdiag_orphan);
   return g_test_run ();
 }

@@ -40,6 +40,30 @@ test_sums_and_gauge (void)
   g_assert_cmpuint (i->rtt_count, ==, 3);
 }
 
+/* A flow that is gone: its last bytes count, it is no flow and no RTT. */
+static void
+test_add (void)
+{
+  g_autoptr(WfTcpTotals) t = wf_tcptotals_new ();
+  const WfTcpTotalsIface *i;
+
+  wf_tcptotals_begin (t);
+  wf_tcptotals_observe (t, 3, 10, 20, 1, 20000);
+  wf_tcptotals_add (t, 3, 1, 700, 2);
+  wf_tcptotals_add (t, 5, 0, 9, 0);
+  i = wf_tcptotals_get (t, 3);
+  g_assert_cmpuint (i->flows, ==, 1);
+  g_assert_cmpuint (i->received_bytes, ==, 11);
+  g_assert_cmpuint (i->acked_bytes, ==, 720);
+  g_assert_cmpuint (i->retrans_segments, ==, 3);
+  g_assert_cmpuint (i->rtt_count, ==, 1);
+  i = wf_tcptotals_get (t, 5);
+  g_assert_nonnull (i);
+  g_assert_cmpuint (i->flows, ==, 0);
+  g_assert_cmpuint (i->acked_bytes, ==, 9);
+  g_assert_cmpuint (i->rtt_count, ==, 0);
+}
+
 static void
 test_rtt_buckets (void)
 {
@@ -89,6 +113,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/reporter/tcptotals/sums-and-gauge", test_sums_and_gauge);
+  g_test_add_func ("/reporter/tcptotals/add", test_add);
   g_test_add_func ("/reporter/tcptotals/rtt-buckets", test_rtt_buckets);
   g_test_add_func ("/reporter/tcptotals/retain", test_retain);
   return g_test_run ();

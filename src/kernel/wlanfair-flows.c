@@ -2,9 +2,14 @@
 /* Goodput per TCP flow: bytes_acked (sent and acknowledged) and
  * bytes_received deltas between two sock_diag dumps. Only what the next
  * delta needs is kept per socket; the flows themselves are streamed
- * through a bounded top-N, so 10 000 connections cost a few hundred kB. */
+ * through a bounded top-N, so 10 000 connections cost a few hundred kB.
+ * Sockets are told apart by their cookie, not their inode: a socket its
+ * program closed while data was still queued (an upload's tail) goes on
+ * sending with inode 0, and an inode or a 4-tuple can come back on a
+ * new socket, a cookie cannot. */
 #include "wlanfair-flows.h"
 
+#include <netinet/tcp.h>
 #include <string.h>
 
 #include "wlanfair-tcptotals.h"
@@ -12,6 +17,7 @@
 typedef struct {
   guint64 acked, received;
   guint32 retrans;     /* total_retrans */
+  guint32 unacked;     /* written, not yet acked (wqueue); 0 without rates */
   guint32 seen;        /* sample generation that last saw it */
   guint32 route_gen;   /* route generation of `ifindex` */
   int     ifindex;
@@ -25,7 +31,7 @@ struct _WfFlows {
   guint            top_n;
   WfFlowsRouteFunc route;
   gpointer         route_data;
-  GHashTable      *entries;   /* inode (guint64 *) → Entry, inline key */
+  GHashTable      *entries;   /* cookie (guint64 *) → Entry, inline key */
   GHashTable      *sums;      /* ifindex → Sum */
   WfTcpTotals     *totals;    /* per ifindex, since the first sample */
   WfFlow          *top;       /* top_n, sorted by goodput, highest first */
@@ -39,7 +45,7 @@ struct _WfFlows {
 
 /* Entries start with the key so one allocation holds both. */
 typedef struct {
-  guint64 inode;
+  guint64 cookie;
   Entry   e;
 } Slot;
 
@@ -122,12 +128,45 @@ offer_top (WfFlows *f, const WfFlow *flow)
   f->top[i] = *flow;
 }
 
-/* A counter that went back belongs to a new socket under a reused inode:
- * everything it counts happened since then. */
+/* Counters of one cookie never go back; should one (a kernel that reused
+ * cookies), it is a new socket: everything it counts happened since. */
 static guint64
 delta (guint64 prev, guint64 cur)
 {
   return cur >= prev ? cur - prev : cur;
+}
+
+static void
+add_sum (WfFlows *f, int ifindex, double tx_bps, double rx_bps)
+{
+  Sum *sum = g_hash_table_lookup (f->sums, GINT_TO_POINTER (ifindex));
+
+  if (sum == NULL)
+    {
+      sum = g_new0 (Sum, 1);
+      g_hash_table_insert (f->sums, GINT_TO_POINTER (ifindex), sum);
+    }
+  sum->tx += tx_bps;
+  sum->rx += rx_bps;
+}
+
+/* A TIME-WAIT socket under a cookie that had tcp_info: its FIN, sent
+ * after every byte written, was acknowledged since the last sample, so
+ * all that was unacknowledged then was too (an orphan's last bytes,
+ * which no tcp_info will show). Counted once: the entry goes. */
+static void
+complete (WfFlows *f, const WfSockdiagTcp *sock)
+{
+  Slot *slot = g_hash_table_lookup (f->entries, &sock->cookie);
+
+  if (slot == NULL)
+    return;
+  if (f->seconds > 0 && slot->e.ifindex > 0 && slot->e.unacked > 0)
+    {
+      wf_tcptotals_add (f->totals, slot->e.ifindex, 0, slot->e.unacked, 0);
+      add_sum (f, slot->e.ifindex, slot->e.unacked * 8.0 / f->seconds, 0);
+    }
+  g_hash_table_remove (f->entries, &sock->cookie);
 }
 
 void
@@ -139,14 +178,18 @@ wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
   guint64 d_acked = 0, d_received = 0, d_retrans = 0;
 
   f->total++;
-  if (sock->inode != 0)
+  if (sock->state == TCP_TIME_WAIT && !sock->have_info && sock->cookie != 0)
+    complete (f, sock);
+  /* Only full sockets get an entry: TIME-WAIT and request sockets have
+   * no counters to difference. */
+  else if (sock->cookie != 0)
     {
-      slot = g_hash_table_lookup (f->entries, &sock->inode);
-      if (slot == NULL)
+      slot = g_hash_table_lookup (f->entries, &sock->cookie);
+      if (slot == NULL && sock->have_info)
         {
           slot = g_new0 (Slot, 1);
-          slot->inode = sock->inode;
-          g_hash_table_insert (f->entries, &slot->inode, slot);
+          slot->cookie = sock->cookie;
+          g_hash_table_insert (f->entries, &slot->cookie, slot);
           fresh = TRUE;
         }
     }
@@ -179,6 +222,7 @@ wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
         }
       slot->e.acked = sock->info.bytes_acked;
       slot->e.received = sock->info.bytes_received;
+      slot->e.unacked = sock->wqueue;
     }
   if (slot && sock->have_info)
     {
@@ -195,17 +239,7 @@ wf_flows_add (WfFlows *f, const WfSockdiagTcp *sock)
                           sock->info.rtt_us);
 
   if (flow.has_goodput && flow.ifindex > 0)
-    {
-      Sum *sum = g_hash_table_lookup (f->sums, GINT_TO_POINTER (flow.ifindex));
-
-      if (sum == NULL)
-        {
-          sum = g_new0 (Sum, 1);
-          g_hash_table_insert (f->sums, GINT_TO_POINTER (flow.ifindex), sum);
-        }
-      sum->tx += flow.goodput_tx_bps;
-      sum->rx += flow.goodput_rx_bps;
-    }
+    add_sum (f, flow.ifindex, flow.goodput_tx_bps, flow.goodput_rx_bps);
   if (makes_top (f, score (&flow)))
     {
       flow.sock = *sock;

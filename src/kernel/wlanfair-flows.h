@@ -21,7 +21,7 @@ typedef struct {
 typedef int (*WfFlowsRouteFunc) (const WfSockdiagTcp *sock, gpointer data);
 
 /* Per-flow goodput from successive sock_diag samples: keeps only the last
- * byte counters of each socket (by inode), the per-interface sums and the
+ * byte counters of each socket (by cookie), the per-interface sums and the
  * top N flows, so memory stays small with many connections. */
 typedef struct _WfFlows WfFlows;
 
@@ -62,8 +62,9 @@ double        wf_flows_span (WfFlows *flows);
 /* Every flow's growth per sample (bytes, retransmissions) added up per
  * interface, the flows per interface and their RTTs (borrowed). Sockets
  * open at the first sample count from then on; a socket opened later
- * counts from its start; what a socket carries after the last sample
- * before its program closed it is lost (once orphaned, its inode is 0). */
+ * counts from its start; an orphaned socket (closed by its program, still
+ * sending) keeps counting, and when it reaches TIME-WAIT what it still
+ * had unacknowledged at the last sample counts as acked. */
 WfTcpTotals  *wf_flows_get_totals (WfFlows *flows);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfFlows, wf_flows_free)

@@ -90,6 +90,9 @@ handle (Dump *dump, struct nlmsghdr *hdr)
   sock.ifindex = m->id.idiag_if;
   sock.uid = m->idiag_uid;
   sock.inode = m->idiag_inode;
+  sock.cookie = (guint64) m->id.idiag_cookie[1] << 32 | m->id.idiag_cookie[0];
+  /* TCP fills it with write_seq - snd_una (0 for TIME-WAIT). */
+  sock.wqueue = m->idiag_wqueue;
   format_endpoint (sock.src, sizeof sock.src, m->idiag_family, m->id.idiag_src, m->id.idiag_sport);
   format_endpoint (sock.dst, sizeof sock.dst, m->idiag_family, m->id.idiag_dst, m->id.idiag_dport);
   sock.cong[0] = '\0';

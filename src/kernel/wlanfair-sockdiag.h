@@ -16,7 +16,11 @@ typedef struct {
   char                  dst[INET6_ADDRSTRLEN + 8];
   guint32               ifindex; /* bound device, 0 if none */
   guint32               uid;
-  guint64               inode;
+  guint64               inode;   /* 0 once orphaned (closed, still sending) */
+  /* The kernel's socket cookie: one per socket, never reused, kept when
+   * the socket is orphaned and by its TIME-WAIT successor. */
+  guint64               cookie;
+  guint32               wqueue;  /* bytes written and not yet acknowledged */
   char                  cong[16]; /* "" when the kernel did not say */
   gboolean              have_info;
   WfTcpInfo             info;

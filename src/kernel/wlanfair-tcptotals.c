@@ -42,6 +42,31 @@ wf_tcptotals_begin (WfTcpTotals *t)
     ((WfTcpTotalsIface *) value)->flows = 0;
 }
 
+static WfTcpTotalsIface *
+add (WfTcpTotals *t, int ifindex, guint64 received_bytes, guint64 acked_bytes,
+     guint64 retrans_segments)
+{
+  WfTcpTotalsIface *i = g_hash_table_lookup (t->ifaces, GINT_TO_POINTER (ifindex));
+
+  if (i == NULL)
+    {
+      i = g_new0 (WfTcpTotalsIface, 1);
+      g_hash_table_insert (t->ifaces, GINT_TO_POINTER (ifindex), i);
+    }
+  i->received_bytes += received_bytes;
+  i->acked_bytes += acked_bytes;
+  i->retrans_segments += retrans_segments;
+  return i;
+}
+
+void
+wf_tcptotals_add (WfTcpTotals *t, int ifindex, guint64 received_bytes,
+                  guint64 acked_bytes, guint64 retrans_segments)
+{
+  g_return_if_fail (ifindex > 0);
+  add (t, ifindex, received_bytes, acked_bytes, retrans_segments);
+}
+
 void
 wf_tcptotals_observe (WfTcpTotals *t, int ifindex, guint64 received_bytes,
                       guint64 acked_bytes, guint64 retrans_segments, guint32 rtt_us)
@@ -49,16 +74,8 @@ wf_tcptotals_observe (WfTcpTotals *t, int ifindex, guint64 received_bytes,
   WfTcpTotalsIface *i;
 
   g_return_if_fail (ifindex > 0);
-  i = g_hash_table_lookup (t->ifaces, GINT_TO_POINTER (ifindex));
-  if (i == NULL)
-    {
-      i = g_new0 (WfTcpTotalsIface, 1);
-      g_hash_table_insert (t->ifaces, GINT_TO_POINTER (ifindex), i);
-    }
+  i = add (t, ifindex, received_bytes, acked_bytes, retrans_segments);
   i->flows++;
-  i->received_bytes += received_bytes;
-  i->acked_bytes += acked_bytes;
-  i->retrans_segments += retrans_segments;
   /* 0: the kernel has no RTT sample yet (SYN sent); not a 0 s RTT. */
   if (rtt_us == 0)
     return;

@@ -42,6 +42,14 @@ void                    wf_tcptotals_observe (WfTcpTotals *totals,
                                               guint64      retrans_segments,
                                               guint32      rtt_us);
 
+/* What a flow that is gone carried since the previous sample: counted,
+ * but neither a flow of this sample nor an RTT observation. */
+void                    wf_tcptotals_add (WfTcpTotals *totals,
+                                          int          ifindex,
+                                          guint64      received_bytes,
+                                          guint64      acked_bytes,
+                                          guint64      retrans_segments);
+
 /* NULL: no flow has gone through `ifindex` yet (its totals are all 0). */
 const WfTcpTotalsIface *wf_tcptotals_get (WfTcpTotals *totals,
                                           int          ifindex);

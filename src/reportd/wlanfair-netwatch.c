@@ -5,6 +5,8 @@
 
 #include <glib-unix.h>
 #include <linux/rtnetlink.h>
+#include <netlink/errno.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
@@ -15,11 +17,17 @@ struct _WfNetwatch {
   guint           source;
   WfNetwatchFunc  func;
   gpointer        data;
+  gboolean        links;
 };
 
 static int
-ignore (struct nl_msg *msg, void *data)
+seen (struct nl_msg *msg, void *data)
 {
+  WfNetwatch *nw = data;
+  int type = nlmsg_hdr (msg)->nlmsg_type;
+
+  if (type == RTM_NEWLINK || type == RTM_DELLINK)
+    nw->links = TRUE;
   return NL_OK;
 }
 
@@ -29,12 +37,16 @@ readable (int fd, GIOCondition cond, gpointer data)
   WfNetwatch *nw = data;
   int err;
 
-  /* Drain everything; what changed does not matter, only that it did.
-   * An overrun (ENOBUFS) lost messages: a change all the same. */
+  /* Drain everything; what changed does not matter, only that it did
+   * and whether a link was among it (the reporter pauses on that). */
+  nw->links = FALSE;
   do
     err = nl_recvmsgs_default (nw->sk);
   while (err >= 0);
-  nw->func (nw->data);
+  /* An overrun (ENOBUFS) lost messages: a link may have changed too. */
+  if (err != -NLE_AGAIN)
+    nw->links = TRUE;
+  nw->func (nw->data, nw->links);
   return G_SOURCE_CONTINUE;
 }
 
@@ -54,7 +66,7 @@ wf_netwatch_new (WfNetwatchFunc func, gpointer data, GError **error)
       return NULL;
     }
   nl_socket_disable_seq_check (nw->sk);
-  nl_socket_modify_cb (nw->sk, NL_CB_VALID, NL_CB_CUSTOM, ignore, NULL);
+  nl_socket_modify_cb (nw->sk, NL_CB_VALID, NL_CB_CUSTOM, seen, nw);
   err = nl_connect (nw->sk, NETLINK_ROUTE);
   if (err >= 0)
     err = nl_socket_add_memberships (nw->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The reporter's loop: every interval one sample, sent over UDP, written
  * as Prometheus text and kept for the local channel. Each output fails on
- * its own without stopping the others. */
+ * its own without stopping the others. While every interface it reports
+ * is down the period stops (a laptop on battery: no wakeup per second for
+ * nothing to report) and rtnetlink link events start it again. */
 #include "config.h"
 
 #include "wlanfair-reportd-daemon.h"
@@ -21,6 +23,12 @@
 #include "wlanfair-reportd-send.h"
 #include "wlanfair-sampler.h"
 
+/* While paused, the textfile and the local channel are refreshed this
+ * often: Prometheus' WlanfairReporterSilent fires at 180 s of silence. */
+#define PAUSED_REFRESH_US (60 * G_USEC_PER_SEC)
+/* Work due this soon is done in the same wakeup. */
+#define COALESCE_US (G_USEC_PER_SEC / 2)
+
 typedef struct {
   const WfReportdConfig     *config;
   const WfReportdRunOptions *options;
@@ -39,7 +47,23 @@ typedef struct {
   guint64           samples;
   gboolean          ready;
   int               exit_code;
+  guint             interval_ms;
+  guint             period;          /* the reporting timer; 0 while paused */
+  gboolean          paused;
+  gboolean          primed;          /* the last sample opened a period: send the next */
+  gint64            last_sample_us;  /* monotonic */
+  /* One source for the systemd watchdog and, while paused, the refresh:
+   * its ready time is whichever is due first. Ticks ping the watchdog
+   * when it is due before the next tick, so it fires only when they do
+   * not (paused, or an interval over half WatchdogSec). */
+  GSource          *housekeeping;
+  gint64            watchdog_us;     /* ping period: half WatchdogSec; 0: none */
+  gint64            last_ping_us;
 } Reportd;
+
+static void pause_reports (Reportd *d);
+static void resume_reports (Reportd *d, GPtrArray *up);
+static GPtrArray *take_sample (Reportd *d, gboolean send, gboolean may_pause);
 
 static void
 sampler_log (GLogLevelFlags level, const char *key, const char *message, gpointer data)
@@ -71,7 +95,7 @@ try_scans (Reportd *d)
 }
 
 static void
-network_changed (gpointer data)
+network_changed (gpointer data, gboolean links)
 {
   Reportd *d = data;
 
@@ -79,6 +103,22 @@ network_changed (gpointer data)
   wf_sampler_network_changed (d->sampler);
   if (d->send)
     wf_reportd_send_network_changed (d->send);
+  /* A link came, went, went up or down: pause or resume at once. */
+  if (links && !d->options->once)
+    {
+      g_autoptr(GPtrArray) up = wf_sampler_up_interfaces (d->sampler);
+
+      if (up == NULL)
+        return; /* unknown: as before */
+      if (up->len == 0 && !d->paused)
+        pause_reports (d);
+      else if (up->len > 0 && d->paused)
+        resume_reports (d, up);
+      else
+        return;
+      /* The textfile and the local channel follow at once. */
+      g_ptr_array_unref (take_sample (d, FALSE, FALSE));
+    }
 }
 
 static void
@@ -133,6 +173,8 @@ local_json (Reportd *d, JsonObject *body, gint64 time_us)
   json_object_set_int_member (copy, "pid", getpid ());
   json_object_set_object_member (copy, "sending", d->send ? wf_reportd_send_status (d->send)
                                                           : json_object_new ());
+  if (d->paused)
+    json_object_set_boolean_member (copy, "paused", TRUE);
   json_node_take_object (root, copy);
   json_generator_set_root (gen, root);
   return json_generator_to_data (gen, NULL);
@@ -144,22 +186,127 @@ notify_status (Reportd *d, JsonObject *body)
   JsonNode *ifs = json_object_get_member (body, "interfaces");
   guint n = ifs && JSON_NODE_HOLDS_ARRAY (ifs) ? json_array_get_length (json_node_get_array (ifs)) : 0;
 
-  wf_notifyf ("%sSTATUS=%u interface(s), %" G_GINT64_FORMAT " TCP flow(s), %" G_GUINT64_FORMAT
-              " sample(s)", d->ready ? "" : "READY=1\n", n,
-              json_object_get_int_member_with_default (body, "flows_total", 0), d->samples);
+  wf_notifyf ("%sSTATUS=%s%u interface(s), %" G_GINT64_FORMAT " TCP flow(s), %" G_GUINT64_FORMAT
+              " sample(s)", d->ready ? "" : "READY=1\n", d->paused ? "reports paused (down): " : "",
+              n, json_object_get_int_member_with_default (body, "flows_total", 0), d->samples);
   d->ready = TRUE;
 }
 
-static gboolean
-tick (gpointer data)
+/* Names of the interfaces of a sample that are up. */
+static GPtrArray *
+body_up (JsonObject *body)
 {
-  Reportd *d = data;
+  JsonNode *ifs = json_object_get_member (body, "interfaces");
+  GPtrArray *up = g_ptr_array_new_with_free_func (g_free);
+
+  if (ifs == NULL || !JSON_NODE_HOLDS_ARRAY (ifs))
+    return up;
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (ifs)); i++)
+    {
+      JsonObject *o = json_array_get_object_element (json_node_get_array (ifs), i);
+
+      if (o && json_object_get_boolean_member_with_default (o, "up", FALSE))
+        g_ptr_array_add (up, g_strdup (json_object_get_string_member_with_default (o, "name", "")));
+    }
+  return up;
+}
+
+static void
+housekeeping_schedule (Reportd *d)
+{
+  gint64 t = -1;
+
+  if (d->watchdog_us > 0)
+    t = d->last_ping_us + d->watchdog_us;
+  if (d->paused && (t < 0 || d->last_sample_us + PAUSED_REFRESH_US < t))
+    t = d->last_sample_us + PAUSED_REFRESH_US;
+  if (d->housekeeping)
+    g_source_set_ready_time (d->housekeeping, t);
+}
+
+/* Pings when the watchdog would be due before `next_us`, the caller's
+ * next wakeup. */
+static void
+watchdog_feed (Reportd *d, gint64 now, gint64 next_us)
+{
+  if (d->watchdog_us <= 0 || d->last_ping_us + d->watchdog_us > next_us)
+    return;
+  wf_notify ("WATCHDOG=1");
+  d->last_ping_us = now;
+  housekeeping_schedule (d);
+}
+
+static char *
+names_text (Reportd *d, GPtrArray *names)
+{
+  if (names && names->len > 0)
+    {
+      GString *text = g_string_new (NULL);
+
+      for (guint i = 0; i < names->len; i++)
+        g_string_append_printf (text, "%s%s", i ? ", " : "", (const char *) names->pdata[i]);
+      return g_string_free (text, FALSE);
+    }
+  if (d->config->interfaces && d->config->interfaces[0])
+    return g_strjoinv (", ", d->config->interfaces);
+  return g_strdup ("every Wi-Fi interface");
+}
+
+/* Every reported interface is down or absent: no reports and no wakeup
+ * per period until a link event brings one up (rtnetlink: without it
+ * nothing would, so the period then never stops). The caller samples
+ * once more for the textfile and the local channel: no stale "up",
+ * counters as they are; they are refreshed every PAUSED_REFRESH_US. */
+static void
+pause_reports (Reportd *d)
+{
+  g_autofree char *which = names_text (d, NULL);
+
+  if (d->period)
+    g_source_remove (d->period);
+  d->period = 0;
+  d->paused = TRUE;
+  d->primed = FALSE;
+  g_message ("%s down: reports paused", which);
+  wf_notifyf ("STATUS=reports paused: %s down", which);
+  housekeeping_schedule (d);
+}
+
+static gboolean tick (gpointer data);
+
+/* The caller samples (for the textfile and the local channel at once);
+ * reports are sent from the next tick on: the rates of that sample span
+ * the pause. */
+static void
+resume_reports (Reportd *d, GPtrArray *up)
+{
+  g_autofree char *which = names_text (d, up);
+
+  d->paused = FALSE;
+  d->primed = TRUE;
+  g_message ("%s up: reports resumed", which);
+  wf_notifyf ("STATUS=reports resumed: %s up", which);
+  d->period = g_timeout_add (d->interval_ms, tick, d);
+  housekeeping_schedule (d);
+}
+
+/* One sample to the textfile and the local channel and, when `send`, as
+ * a UDP report; with `may_pause` a sample with nothing up pauses first
+ * (so that it is not sent, and its local report says "paused"). The
+ * names of the sampled interfaces that are up. */
+static GPtrArray *
+take_sample (Reportd *d, gboolean send, gboolean may_pause)
+{
   g_autoptr(JsonObject) body = wf_sampler_sample (d->sampler);
   gint64 now = g_get_real_time ();
+  GPtrArray *up = body_up (body);
 
   d->samples++;
+  d->last_sample_us = g_get_monotonic_time ();
   if (d->options->once && d->samples < 2)
-    return G_SOURCE_CONTINUE; /* rates need a second sample */
+    return up; /* rates need a second sample */
+  if (may_pause && up->len == 0 && !d->paused && d->netwatch && !d->options->once)
+    pause_reports (d);
   write_textfile (d, body, now);
   if (d->channel || d->options->once)
     {
@@ -173,27 +320,68 @@ tick (gpointer data)
       else
         wf_reportd_channel_set (d->channel, text);
     }
-  /* The first sample has no rates yet: a receiver would count a host
-   * without goodput. */
-  if (d->send && d->samples > 1)
+  /* The first sample (at start, after a pause) has no rates over one
+   * period: a receiver would count a host without goodput. */
+  if (d->send && send && !d->paused)
     {
       wf_sampler_strip_local (body);
       wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
     }
   if (d->samples == 1 || d->samples % 60 == 0 || !d->ready)
     notify_status (d, body);
-  if (d->options->once)
+  housekeeping_schedule (d); /* a refresh is due a while after this sample */
+  return up;
+}
+
+static gboolean
+tick (gpointer data)
+{
+  Reportd *d = data;
+  g_autoptr(GPtrArray) up = take_sample (d, d->primed || d->options->once, TRUE);
+  gint64 now = g_get_monotonic_time ();
+
+  if (d->options->once && d->samples >= 2)
     {
       g_main_loop_quit (d->loop);
+      d->period = 0;
       return G_SOURCE_REMOVE;
     }
+  if (d->paused)
+    return G_SOURCE_REMOVE; /* pause_reports() let go of the period */
+  d->primed = TRUE;
+  /* The watchdog rides on the ticks: no wakeup of its own. */
+  watchdog_feed (d, now, now + (gint64) d->interval_ms * 1000 + COALESCE_US);
   return G_SOURCE_CONTINUE;
 }
 
 static gboolean
-watchdog (gpointer data)
+housekeeping_dispatch (GSource *source, GSourceFunc callback, gpointer data)
 {
-  wf_notify ("WATCHDOG=1");
+  return callback (data);
+}
+
+static GSourceFuncs housekeeping_funcs = { .dispatch = housekeeping_dispatch };
+
+static gboolean
+housekeeping (gpointer data)
+{
+  Reportd *d = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (d->paused && now + COALESCE_US >= d->last_sample_us + PAUSED_REFRESH_US)
+    {
+      g_autoptr(GPtrArray) up = take_sample (d, FALSE, FALSE);
+
+      /* Up without a link event (notifications lost, or unreadable). */
+      if (up->len > 0)
+        resume_reports (d, up);
+    }
+  if (d->watchdog_us > 0)
+    {
+      wf_notify ("WATCHDOG=1");
+      d->last_ping_us = now;
+    }
+  housekeeping_schedule (d);
   return G_SOURCE_CONTINUE;
 }
 
@@ -279,9 +467,9 @@ setup (Reportd *d, GError **error)
 int
 wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *options)
 {
-  Reportd d = { .config = config, .options = options };
+  Reportd d = { .config = config, .options = options,
+                .interval_ms = (guint) lround (config->interval_s * 1000) };
   g_autoptr(GError) error = NULL;
-  guint interval_ms = (guint) lround (config->interval_s * 1000);
 
   d.loop = g_main_loop_new (NULL, FALSE);
   d.rl = wf_ratelimit_new (60 * G_USEC_PER_SEC);
@@ -300,19 +488,29 @@ wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *option
              config->interfaces && config->interfaces[0] ? "configured interfaces" : "Wi-Fi interfaces",
              config->top_flows);
 
-  tick (&d);
-  g_timeout_add (interval_ms, tick, &d);
-  {
-    guint64 usec = wf_notify_watchdog_usec ();
+  /* Twice per WatchdogSec, as sd_watchdog_enabled(3) advises. */
+  d.watchdog_us = (gint64) (wf_notify_watchdog_usec () / 2);
+  if (d.watchdog_us > 0 && d.watchdog_us < 1000)
+    d.watchdog_us = 1000;
+  d.last_ping_us = g_get_monotonic_time ();
+  d.housekeeping = g_source_new (&housekeeping_funcs, sizeof (GSource));
+  g_source_set_callback (d.housekeeping, housekeeping, &d, NULL);
+  g_source_set_name (d.housekeeping, "wlanfair-reportd housekeeping");
+  housekeeping_schedule (&d);
+  g_source_attach (d.housekeeping, NULL);
 
-    /* Twice per interval, as sd_watchdog_enabled(3) advises. */
-    if (usec > 0)
-      g_timeout_add (MAX (usec / 2000, 1), watchdog, NULL);
-  }
+  /* The first sample at once; it may pause already. */
+  d.period = g_timeout_add (d.interval_ms, tick, &d);
+  tick (&d);
   g_main_loop_run (d.loop);
   wf_notify ("STOPPING=1");
 
 out:
+  if (d.housekeeping)
+    {
+      g_source_destroy (d.housekeeping);
+      g_source_unref (d.housekeeping);
+    }
   wf_reportd_channel_free (d.channel);
   wf_netwatch_free (d.netwatch);
   wf_reportd_send_free (d.send);

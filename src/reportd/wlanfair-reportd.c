@@ -11,6 +11,7 @@
 #include "wlanfair-flows.h"
 #include "wlanfair-linkstats.h"
 #include "wlanfair-nl80211.h"
+#include "wlanfair-output.h"
 #include "wlanfair-prometheus.h"
 #include "wlanfair-report.h"
 #include "wlanfair-reportd-config.h"
@@ -140,6 +141,8 @@ main (int argc, char **argv)
     { NULL },
   };
 
+  /* --help, --version, --check: their output checked at exit. */
+  wf_output_close_at_exit ();
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   g_set_prgname ("wlanfair-reportd");

@@ -510,6 +510,47 @@ retain_totals (WfSampler *s)
   wf_tcptotals_retain (wf_flows_get_totals (s->flows), present);
 }
 
+GPtrArray *
+wf_sampler_up_interfaces (WfSampler *s)
+{
+  g_autoptr(GArray) links = g_array_new (FALSE, FALSE, sizeof (WfLinkStats));
+  g_autoptr(GArray) wifi = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *up;
+  gboolean any_wifi = FALSE;
+
+  if (!wf_linkstats_dump (links, &error))
+    {
+      say (s, G_LOG_LEVEL_WARNING, "links", "interface counters unavailable: %s", error->message);
+      return NULL;
+    }
+  /* Which links are Wi-Fi matters only without a list of names. */
+  if (!(s->interfaces && s->interfaces[0]))
+    {
+      ensure_nl80211 (s, g_get_monotonic_time ());
+      if (s->nl)
+        {
+          wifi = g_array_new (FALSE, FALSE, sizeof (WfWifiLink));
+          if (!wf_nl80211_dump (s->nl, wifi, &error))
+            {
+              say (s, G_LOG_LEVEL_WARNING, "nl80211-dump", "Wi-Fi link data unavailable: %s",
+                   error->message);
+              return NULL;
+            }
+          any_wifi = wifi->len > 0;
+        }
+    }
+  up = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < links->len; i++)
+    {
+      const WfLinkStats *st = &g_array_index (links, WfLinkStats, i);
+
+      if (st->up && wanted (s, st, find_wifi (wifi, st->ifindex), any_wifi))
+        g_ptr_array_add (up, g_strdup (st->name));
+    }
+  return up;
+}
+
 /* ---- one sample ------------------------------------------------------- */
 
 JsonObject *

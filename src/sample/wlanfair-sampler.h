@@ -57,6 +57,13 @@ void        wf_sampler_network_changed (WfSampler *sampler);
 void        wf_sampler_set_scans (WfSampler   *sampler,
                                   WfScanCount *scans);
 
+/* Names of the interfaces a sample would report that are up (IFF_UP
+ * and a carrier), from one rtnetlink link dump and, when none is
+ * configured, nl80211's wireless interfaces; no sample is taken (no rate
+ * interval ends). NULL when the links or nl80211 cannot be read: the
+ * state is unknown. For the reporter, on link changes. */
+GPtrArray  *wf_sampler_up_interfaces (WfSampler *sampler);
+
 /* Interfaces of the last sample (Wi-Fi ones first), for the default
  * destination; and the shared route socket. */
 GArray     *wf_sampler_get_ifindexes (WfSampler *sampler);

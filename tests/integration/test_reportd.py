@@ -64,6 +64,37 @@ while True:
 """
 
 
+# Reads until EOF and prints how many bytes arrived.
+TAIL_RECEIVER = """
+import socket, sys
+l = socket.create_server((sys.argv[1], int(sys.argv[2])))
+l.settimeout(60)
+print("ready", flush=True)
+c, _ = l.accept()
+c.settimeout(60)
+n = 0
+while True:
+    d = c.recv(262144)
+    if not d:
+        break
+    n += len(d)
+c.close()
+print(n, flush=True)
+"""
+
+# Writes SIZE bytes and closes right after the last write (no SO_LINGER):
+# the kernel sends what is still queued from the orphaned socket. Prints
+# how many bytes were unacknowledged at the close (SIOCOUTQ).
+TAIL_SENDER = """
+import fcntl, socket, struct, sys, termios
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+s.sendall(b"x" * int(sys.argv[3]))
+queued = struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\\0" * 4))[0]
+s.close()
+print(queued, flush=True)
+"""
+
+
 class ReportdTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="wfr-")
@@ -96,13 +127,14 @@ class ReportdTest(unittest.TestCase):
         self.net = Net()
         return self.net
 
-    def reportd(self, *args, ns=None):
+    def reportd(self, *args, ns=None, env=None):
         argv = [REPORTD, "--config", self.conf, "--machine-id", self.machine_id,
                 "--socket", self.sock, "--textfile-dir", self.prom, *args]
         if ns:
             argv = ["ip", "netns", "exec", ns] + argv
         log = open(os.path.join(self.tmp, "reportd.log"), "w")
-        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, text=True)
+        p = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, text=True,
+                             env=dict(os.environ, **env) if env else None)
         self.procs.append(p)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -175,6 +207,15 @@ class ReportdTest(unittest.TestCase):
         p.wait(timeout=10)
         self.assertEqual(p.returncode, 0, self.log())
         self.assertFalse(os.path.exists(self.sock), "local socket left behind")
+
+    def prom_value(self, metric, device):
+        """A value of the textfile, by metric name and device label."""
+        want = '%s{device="%s"} ' % (metric, device)
+        with open(os.path.join(self.prom, "wlanfair.prom")) as f:
+            for line in f:
+                if line.startswith(want):
+                    return float(line[len(want):])
+        self.fail("%s not in the textfile" % want)
 
     @staticmethod
     def iface(report, name):
@@ -261,6 +302,53 @@ class ReportdTest(unittest.TestCase):
         # with timestamps 32) accounts for it: goodput == iperf3's.
         payload = cdev["tx_bps"] - cdev["tx_pps"] * 66 * 8
         self.assertAlmostEqual(payload / iperf_bps, 1, delta=0.05)
+
+    def test_upload_tail_after_close(self):
+        """A 4 MB upload through a 4 Mbit/s tbf whose program closes the
+        socket right after its last write: what the orphaned socket sends
+        afterwards counts too. The interface's acknowledged bytes agree
+        with what the receiver got within 1 %."""
+        net = self.need_root("tc")
+        size, port = 4 * 1000 * 1000, 5301
+        net.ns(net.client, "tc", "qdisc", "add", "dev", net.cdev, "root", "tbf",
+               "rate", "4mbit", "burst", "32kbit", "latency", "100ms")
+        self.reportd("--no-send", "--interval", "0.2", "-i", net.cdev, ns=net.client)
+
+        def totals(r):
+            i = self.iface(r, net.cdev)
+            return i.get("tcp_totals") if i else None
+
+        # A sample before the connection opens: it counts from its first byte.
+        base = totals(self.wait_for(lambda r: totals(r) is not None, "tcp_totals of " + net.cdev))
+        recv = subprocess.Popen(["ip", "netns", "exec", net.server, sys.executable, "-c",
+                                 TAIL_RECEIVER, net.saddr, str(port)],
+                                stdout=subprocess.PIPE, text=True)
+        self.procs.append(recv)
+        self.assertEqual(recv.stdout.readline().strip(), "ready")
+        send = subprocess.Popen(["ip", "netns", "exec", net.client, sys.executable, "-c",
+                                 TAIL_SENDER, net.saddr, str(port), str(size)],
+                                stdout=subprocess.PIPE, text=True)
+        self.procs.append(send)
+        t0 = time.monotonic()
+        queued = int(send.communicate(timeout=60)[0])
+        t_close = time.monotonic()
+        got = int(recv.communicate(timeout=60)[0])
+        t_eof = time.monotonic()
+        eof_us = time.time() * 1e6
+        # The sender's socket has its FIN acknowledged soon after the
+        # receiver's EOF: wait for a sample that no longer sees it as a
+        # flow, taken after the EOF.
+        rep = self.wait_for(lambda r: r.get("sampled_us", 0) > eof_us and
+                            totals(r)["flows"] == 0, "the upload's end sampled", timeout=20)
+        acked = totals(rep)["acked_bytes"] - base["acked_bytes"]
+        print("upload %d bytes: received %d; %d unacknowledged at close() (%.1f %%), sent "
+              "%.1f s before and %.1f s after it; reporter: %d acknowledged (%+.2f %%)"
+              % (size, got, queued, 100.0 * queued / size, t_close - t0, t_eof - t_close,
+                 acked, 100.0 * (acked - got) / got))
+        self.assertEqual(got, size)
+        # The close left a tail worth measuring (the orphan sends it).
+        self.assertGreater(queued, 0.02 * size)
+        self.assertAlmostEqual(acked / got, 1, delta=0.01)
 
     def test_two_hosts_listen(self):
         """Two reporting hosts behind 20 and 5 Mbit/s shapers and one
@@ -393,6 +481,78 @@ class ReportdTest(unittest.TestCase):
         # The textfile follows too.
         with open(os.path.join(self.prom, "wlanfair.prom")) as f:
             self.assertIn('wlanfair_interface_up{device="%s"} 1' % net.cdev, f.read())
+        self.stop(p)
+
+    def test_paused_while_down(self):
+        """With its one interface down the reporter sends nothing (its
+        period stops), says so in the log, the local report and the
+        textfile (up 0, counters kept), and still pings the watchdog; set
+        up again, reports resume at once. The reports go over lo, so that
+        a report sent while the interface is down would arrive."""
+        import select
+        net = self.need_root()
+        extra, port = net.p + "x", 7469
+        net.ns(net.client, "ip", "link", "add", extra, "type", "veth", "peer", "name", extra + "p")
+        net.ns(net.client, "ip", "link", "set", extra + "p", "up")
+        net.ns(net.client, "ip", "link", "set", extra, "up")
+        sink = self.udp_sink(net.client, "127.0.0.1", port)
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(os.path.join(self.tmp, "notify"))
+        self.addCleanup(notify.close)
+        # A ping every 0.5 s (half of WATCHDOG_USEC).
+        p = self.reportd("--interval", "0.2", "-i", extra, "--destination",
+                         "127.0.0.1:%d" % port, ns=net.client,
+                         env={"NOTIFY_SOCKET": os.path.join(self.tmp, "notify"),
+                              "WATCHDOG_USEC": "1000000"})
+        received = 0
+
+        def drain(window):
+            """Counts the datagrams that arrive within `window` seconds."""
+            nonlocal received
+            deadline = time.monotonic() + window
+            while select.select([sink.stdout], [], [], max(0, deadline - time.monotonic()))[0]:
+                json.loads(sink.stdout.readline().partition(" ")[2])
+                received += 1
+
+        def pings():
+            n = 0
+            notify.setblocking(False)
+            try:
+                while True:
+                    n += notify.recv(4096).split(b"\n").count(b"WATCHDOG=1")
+            except BlockingIOError:
+                return n
+
+        for _ in range(3):
+            self.read_datagram(sink)
+            received += 1
+        tx_before = self.prom_value("wlanfair_interface_transmit_packets_total", extra)
+        net.ns(net.client, "ip", "link", "set", extra, "down")
+        self.wait_log("%s down: reports paused" % extra)
+        rep = self.wait_for(lambda r: r.get("paused") is True, "the local report says paused")
+        self.assertIs(self.iface(rep, extra)["up"], False)
+        sent = rep["sending"]["sent"]
+        pings()
+        # 3 s, 15 periods: every datagram sent before the pause is in,
+        # none after it.
+        drain(3.0)
+        self.assertEqual(received, sent, self.log())
+        rep = self.report()
+        self.assertEqual(rep["sending"]["sent"], sent, "reports sent while paused")
+        self.assertTrue(rep["paused"])
+        self.assertGreater(pings(), 0, "no watchdog ping while paused")
+        # No stale "up"; counters go on from where they were.
+        self.assertEqual(self.prom_value("wlanfair_interface_up", extra), 0)
+        self.assertGreaterEqual(
+            self.prom_value("wlanfair_interface_transmit_packets_total", extra), tx_before)
+
+        net.ns(net.client, "ip", "link", "set", extra, "up")
+        self.wait_log("%s up: reports resumed" % extra)
+        self.read_datagram(sink, timeout=5)
+        self.wait_for(lambda r: "paused" not in r and self.iface(r, extra)["up"],
+                      "the local report says up")
+        self.assertEqual(self.prom_value("wlanfair_interface_up", extra), 1)
+        self.assertIsNone(p.poll())
         self.stop(p)
 
     def test_unreachable_destination(self):
