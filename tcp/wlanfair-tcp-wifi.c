@@ -6,6 +6,7 @@
 #include <ifaddrs.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include <string.h>
@@ -20,6 +21,7 @@ struct _WfTcpWifi {
   struct nl_sock  *sock;
   guint            watch;
   guint            resync;
+  GArray          *keys;       /* struct wf_addr_key: the last set */
   char            *last;       /* description of the last set, for logs */
 };
 
@@ -78,6 +80,8 @@ sync_now (WfTcpWifi *wifi)
       g_free (wifi->last);
       wifi->last = g_strdup (desc->str);
     }
+  g_clear_pointer (&wifi->keys, g_array_unref);
+  wifi->keys = g_array_ref (keys);
   wifi->changed (keys, wifi->user_data);
 }
 
@@ -91,14 +95,72 @@ resync_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static void
+schedule_resync (WfTcpWifi *wifi)
+{
+  /* Events come in bursts (link up, then each address): one resync. */
+  if (wifi->resync == 0)
+    wifi->resync = g_timeout_add (100, resync_cb, wifi);
+}
+
+static gboolean
+known_addr (WfTcpWifi *wifi, int family, const void *addr, int len)
+{
+  for (guint i = 0; wifi->keys && i < wifi->keys->len; i++)
+    {
+      const struct wf_addr_key *k = &g_array_index (wifi->keys, struct wf_addr_key, i);
+
+      if ((int) k->family == family && len <= (int) sizeof k->addr && memcmp (k->addr, addr, len) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether an rtnetlink event may change the set. What a laptop gets
+ * while idle does not: wireless-extension events (scans) riding on
+ * RTM_NEWLINK, IPv6 lifetime refreshes (RTM_NEWADDR of a known address),
+ * other interfaces' addresses. */
+static gboolean
+event_matters (WfTcpWifi *wifi, struct nl_msg *msg)
+{
+  struct nlmsghdr *h = nlmsg_hdr (msg);
+
+  if (h->nlmsg_type == RTM_NEWLINK)
+    {
+      struct nlattr *tb[IFLA_MAX + 1];
+
+      return nlmsg_parse (h, sizeof (struct ifinfomsg), tb, IFLA_MAX, NULL) < 0 ||
+             tb[IFLA_WIRELESS] == NULL;
+    }
+  if (h->nlmsg_type == RTM_NEWADDR || h->nlmsg_type == RTM_DELADDR)
+    {
+      struct ifaddrmsg *ifa;
+      struct nlattr *tb[IFA_MAX + 1], *a;
+      char name[IF_NAMESIZE];
+
+      if (nlmsg_parse (h, sizeof *ifa, tb, IFA_MAX, NULL) < 0)
+        return TRUE;
+      ifa = nlmsg_data (h);
+      /* A gone interface has no name: resync. */
+      if (if_indextoname (ifa->ifa_index, name) && !wanted (wifi, name))
+        return FALSE;
+      /* The address getifaddrs() reports: IFA_LOCAL where there is one. */
+      a = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+      if (a == NULL)
+        return TRUE;
+      return known_addr (wifi, ifa->ifa_family, nla_data (a), nla_len (a)) !=
+             (h->nlmsg_type == RTM_NEWADDR);
+    }
+  return TRUE;
+}
+
 static int
 event_cb (struct nl_msg *msg, void *data)
 {
   WfTcpWifi *wifi = data;
 
-  /* Events come in bursts (link up, then each address): one resync. */
-  if (wifi->resync == 0)
-    wifi->resync = g_timeout_add (100, resync_cb, wifi);
+  if (event_matters (wifi, msg))
+    schedule_resync (wifi);
   return NL_OK;
 }
 
@@ -110,7 +172,7 @@ readable_cb (int fd, GIOCondition cond, gpointer data)
 
   /* A full buffer drops events, so resync from scratch. */
   if (err < 0 && err != -NLE_AGAIN)
-    event_cb (NULL, wifi);
+    schedule_resync (wifi);
   return G_SOURCE_CONTINUE;
 }
 
@@ -159,6 +221,7 @@ wf_tcp_wifi_free (WfTcpWifi *wifi)
     g_source_remove (wifi->resync);
   nl_socket_free (wifi->sock);
   g_strfreev (wifi->interfaces);
+  g_clear_pointer (&wifi->keys, g_array_unref);
   g_free (wifi->last);
   g_free (wifi);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wlanfair-tcpd: registers ackloss_reno and ackloss_cubic, applies the
- * scope, and undoes all of it on stop (or at the next start after a crash). */
+ * scope, and undoes all of it on stop (or at the next start after a crash).
+ * Idle, it wakes once per WF_TCPD_REFRESH_S and writes nothing. */
 #include "config.h"
 
 #include <glib-unix.h>
@@ -18,6 +19,8 @@
 #include "wlanfair-error.h"
 #include "wlanfair-json-writer.h"
 #include "wlanfair-notify.h"
+#include "wlanfair-output.h"
+#include "wlanfair-textfile.h"
 #include "wlanfair-tcp-bpf.h"
 #include "wlanfair-tcp-bpffs.h"
 #include "wlanfair-tcp-routes.h"
@@ -27,6 +30,14 @@
 
 #define EXIT_USAGE 2
 #define DEFAULT_CONFIG SYSCONFDIR "/wlanfair/tcp.conf"
+#define STATUS_NAME "tcp-status.json"
+
+/* How often the counters are compared with the status file's, which is
+ * rewritten only when they differ: the reporter exports the file's, so
+ * this bounds how far they lag (less than a 15 s Prometheus scrape), and
+ * one wakeup per period is half the idle budget of 0.2 per second.
+ * SIGUSR1 asks for fresh ones at once (wlanfairctl tcp status). */
+#define WF_TCPD_REFRESH_S 10
 
 typedef struct {
   WfTcpdConfig      config;
@@ -36,6 +47,9 @@ typedef struct {
   WfTcpSysctlState  sysctl;
   gboolean          sysctl_applied;
   char             *status_path;
+  /* The counters the status file holds. */
+  struct wf_ackloss_counters counters[WF_CC_COUNT];
+  gboolean          have_counters;
   GMainLoop        *loop;
   int               exit_code;
   int               lock_fd;       /* pin directory */
@@ -146,14 +160,14 @@ find_cgroup2 (void)
   return NULL;
 }
 
+/* Writes d->counters with the settings; atomically (a reader never sees
+ * half) and without fsync: the file is runtime state, and an fsync blocks
+ * on a disk. */
 static gboolean
-write_status (Daemon *d, GError **out_error)
+write_status (Daemon *d, GError **error)
 {
   WfJsonWriter *w = wf_json_writer_new ();
-  g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
-  struct wf_ackloss_counters counters[WF_CC_COUNT];
-  gboolean have_counters = wf_tcp_bpf_read_counters (d->bpf, counters, &error);
 
 #define MEMBER(kind, name, value) \
   wf_json_writer_member (w, name); \
@@ -161,7 +175,12 @@ write_status (Daemon *d, GError **out_error)
   wf_json_writer_begin_object (w);
   MEMBER (int, "version", 1);
   MEMBER (int, "pid", getpid ());
+  /* When the file was written: its content changed, or fresh counters
+   * were asked for. */
   MEMBER (int, "updated", g_get_real_time () / G_USEC_PER_SEC);
+  /* Also says that SIGUSR1 asks for fresh counters: to an older daemon it
+   * was fatal. */
+  MEMBER (int, "refresh_s", WF_TCPD_REFRESH_S);
   MEMBER (string, "scope", wf_tcpd_scope_names[d->config.scope]);
   MEMBER (string, "cc", wf_tcp_cc_names[d->config.cc]);
   MEMBER (int, "thresh", d->config.thresh);
@@ -184,9 +203,9 @@ write_status (Daemon *d, GError **out_error)
         continue;
       wf_json_writer_member (w, wf_tcp_cc_names[cc]);
       wf_json_writer_begin_object (w);
-      if (have_counters)
+      if (d->have_counters)
         {
-          const struct wf_ackloss_counters *c = &counters[cc];
+          const struct wf_ackloss_counters *c = &d->counters[cc];
 #define COUNTER(name) MEMBER (int, #name, (gint64) c->name)
           COUNTER (acks);
           COUNTER (ack_losses);
@@ -208,23 +227,50 @@ write_status (Daemon *d, GError **out_error)
 #undef MEMBER
 
   text = wf_json_writer_free_to_string (w);
-  g_clear_error (&error);
-  if (!g_file_set_contents (d->status_path, text, -1, &error))
-    {
-      g_propagate_error (out_error, g_steal_pointer (&error));
-      return FALSE;
-    }
-  g_chmod (d->status_path, 0644);
-  return TRUE;
+  /* 0644: the reporter and wlanfairctl read it without privilege. */
+  return wf_textfile_write (d->config.state_dir, STATUS_NAME, text, error);
 }
 
+/* Reads the counters and rewrites the status file if they changed, or in
+ * any case with force (a request: the requester waits for a new file). */
 static gboolean
-status_tick (gpointer data)
+wf_tcpd_status_refresh (Daemon *d, gboolean force, GError **error)
+{
+  struct wf_ackloss_counters now[WF_CC_COUNT];
+  g_autoptr(GError) local = NULL;
+  gboolean have = wf_tcp_bpf_read_counters (d->bpf, now, &local);
+
+  if (!have)
+    g_debug ("%s", local->message);
+  if (!force && have == d->have_counters &&
+      (!have || memcmp (now, d->counters, sizeof now) == 0))
+    return TRUE;
+  d->have_counters = have;
+  if (have)
+    memcpy (d->counters, now, sizeof now);
+  return write_status (d, error);
+}
+
+static void
+refresh_now (Daemon *d, gboolean force)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!write_status (data, &error))
+  if (d->bpf && !wf_tcpd_status_refresh (d, force, &error))
     g_warning ("%s", error->message);
+}
+
+static gboolean
+refresh_tick (gpointer data)
+{
+  refresh_now (data, FALSE);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+refresh_requested (gpointer data)
+{
+  refresh_now (data, TRUE);
   return G_SOURCE_CONTINUE;
 }
 
@@ -423,11 +469,11 @@ start (Daemon *d, GError **error)
       }
     }
 
-  d->status_path = g_build_filename (c->state_dir, "tcp-status.json", NULL);
+  d->status_path = g_build_filename (c->state_dir, STATUS_NAME, NULL);
   /* Parsing the kernel's BTF (probe and load) peaks at several MiB that
    * the daemon never needs again: give it back. */
   malloc_trim (0);
-  return write_status (d, error);
+  return wf_tcpd_status_refresh (d, TRUE, error);
 }
 
 int
@@ -480,6 +526,8 @@ main (int argc, char **argv)
     { NULL },
   };
 
+  /* --help, --version, --check: their output checked at exit. */
+  wf_output_close_at_exit ();
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");
   g_set_prgname ("wlanfair-tcpd");
@@ -562,7 +610,7 @@ main (int argc, char **argv)
   if (cleanup)
     {
       g_autofree char *state_path = g_build_filename (d.config.state_dir, "tcpd.state", NULL);
-      g_autofree char *status_path = g_build_filename (d.config.state_dir, "tcp-status.json", NULL);
+      g_autofree char *status_path = g_build_filename (d.config.state_dir, STATUS_NAME, NULL);
 
       /* Cleaning up under a live daemon would pull its CCs away. */
       d.state_lock_fd = lock_state_dir (d.config.state_dir, TRUE, &error);
@@ -607,6 +655,9 @@ main (int argc, char **argv)
   d.loop = g_main_loop_new (NULL, FALSE);
   g_unix_signal_add (SIGTERM, quit_cb, &d);
   g_unix_signal_add (SIGINT, quit_cb, &d);
+  /* Before the status file names our pid: without a handler SIGUSR1
+   * would end the process without restoring anything. */
+  g_unix_signal_add (SIGUSR1, refresh_requested, &d);
   /* A log reader that went away (a parent's pipe, a restarted journal)
    * must not kill us before we unregister: legacy registrations outlive
    * the process. */
@@ -622,7 +673,7 @@ main (int argc, char **argv)
 
   wf_notifyf ("READY=1\nSTATUS=%s registered, scope %s",
               wf_tcp_cc_names[d.config.cc], wf_tcpd_scope_names[d.config.scope]);
-  g_timeout_add_seconds (1, status_tick, &d);
+  g_timeout_add_seconds (WF_TCPD_REFRESH_S, refresh_tick, &d);
   g_main_loop_run (d.loop);
   wf_notify ("STOPPING=1");
   d.exit_code = teardown (&d) ? 0 : 1;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wlanfairctl tcp status: what wlanfair-tcpd registered and applied (from
- * its status file), the kernel's CC settings, and the live connections
- * that run an ackloss CC (sock_diag: no privilege needed). */
+ * its status file, with counters refreshed first where we may signal the
+ * daemon), the kernel's CC settings, and the live connections that run an
+ * ackloss CC (sock_diag: no privilege needed). */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,8 @@
 #include "wlanfairctl.h"
 
 #define STATUS_FILE WF_TCPSTATUS_FILE
+/* The daemon answers in milliseconds; a stuck one must not hang us. */
+#define REFRESH_TIMEOUT_MS 1000
 
 typedef struct {
   GPtrArray *rows; /* JsonNode objects */
@@ -71,9 +74,42 @@ add_words (JsonBuilder *b, const char *key, const char *list)
   json_builder_end_array (b);
 }
 
+/* How old the counters shown are, and why. */
 static void
-print_table (JsonObject *status, const char *def, const char *allowed,
-             const char *available, GPtrArray *conns)
+print_counters_age (JsonObject *status, WfTcpstatusRefresh how)
+{
+  gint64 updated = json_object_get_int_member_with_default (status, "updated", 0);
+  gint64 period = json_object_get_int_member_with_default (status, "refresh_s", 0);
+  gint64 age = MAX (0, g_get_real_time () / G_USEC_PER_SEC - updated);
+  g_autoptr(GDateTime) t = g_date_time_new_from_unix_local (updated);
+  g_autofree char *when = t ? g_date_time_format (t, "%H:%M:%S") : g_strdup ("?");
+
+  if (how == WF_TCPSTATUS_REFRESHED)
+    {
+      printf ("counters     read now\n");
+      return;
+    }
+  if (period <= 0)
+    {
+      /* An older daemon: it rewrote the file every second. */
+      printf ("counters     as of %s (%" G_GINT64_FORMAT " s ago)\n", when, age);
+      return;
+    }
+  /* Rewritten when they change, compared every refresh_s: the file's
+   * counters are at most that far behind the kernel's. */
+  printf ("counters     as written at %s (%" G_GINT64_FORMAT " s ago), at most %"
+          G_GINT64_FORMAT " s behind the kernel's\n", when, age, period);
+  if (how == WF_TCPSTATUS_DENIED)
+    printf ("             (not refreshed: only root or the daemon's user may ask for "
+            "fresh counters)\n");
+  else if (how == WF_TCPSTATUS_TIMEOUT)
+    printf ("             (not refreshed: the daemon did not answer within %g s)\n",
+            REFRESH_TIMEOUT_MS / 1000.0);
+}
+
+static void
+print_table (JsonObject *status, WfTcpstatusRefresh how, const char *def,
+             const char *allowed, const char *available, GPtrArray *conns)
 {
   printf ("daemon       %s\n", status ? "running" : "not running");
   if (status)
@@ -101,6 +137,7 @@ print_table (JsonObject *status, const char *def, const char *allowed,
       /* No key: a daemon older than the setting, which always halved. */
       printf ("reduction    %s\n",
               json_object_get_string_member_with_default (status, "reduction", "halve"));
+      print_counters_age (status, how);
       printf ("\n%-14s %10s %10s %8s  %s\n", "cc", "acks", "ack_losses", "halvings",
               "suppressed: data_loss reorder unconfirmed fallback no_queue");
       for (GList *l = names; l; l = l->next)
@@ -172,6 +209,7 @@ tcp_status (int argc, char **argv)
   g_autofree char *available = read_sysctl ("tcp_available_congestion_control");
   Conns conns = { rows };
   g_autoptr(JsonNode) status = NULL;
+  WfTcpstatusRefresh how = WF_TCPSTATUS_NOT_ASKED;
   int rc;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -183,7 +221,10 @@ tcp_status (int argc, char **argv)
   if (argc > 1)
     return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
 
-  status = wf_tcpstatus_load (status_file ? status_file : STATUS_FILE);
+  /* The daemon rewrites its file only when the counters changed, and
+   * compares them every refresh_s seconds: ask for fresh ones. */
+  status = wf_tcpstatus_load_fresh (status_file ? status_file : STATUS_FILE,
+                                    REFRESH_TIMEOUT_MS, &how);
   if (!wf_sockdiag_dump_tcp (collect_conn, &conns, &error))
     return wf_cli_fail ("%s", error->message);
 
@@ -199,6 +240,8 @@ tcp_status (int argc, char **argv)
         json_builder_add_value (b, json_node_copy (status));
       else
         json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "counters_refreshed");
+      json_builder_add_boolean_value (b, how == WF_TCPSTATUS_REFRESHED);
       json_builder_set_member_name (b, "default");
       json_builder_add_string_value (b, def);
       add_words (b, "allowed", allowed);
@@ -212,7 +255,8 @@ tcp_status (int argc, char **argv)
       wf_cli_print_json (b);
     }
   else
-    print_table (status ? json_node_get_object (status) : NULL, def, allowed, available, rows);
+    print_table (status ? json_node_get_object (status) : NULL, how, def, allowed, available,
+                 rows);
   return WF_EXIT_OK;
 }
 

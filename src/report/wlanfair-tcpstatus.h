@@ -14,4 +14,19 @@ G_BEGIN_DECLS
  * json_node_unref(). path NULL = WF_TCPSTATUS_FILE. */
 JsonNode *wf_tcpstatus_load (const char *path);
 
+typedef enum {
+  WF_TCPSTATUS_NOT_ASKED, /* no daemon that takes requests (an older one) */
+  WF_TCPSTATUS_DENIED,    /* not ours to signal (neither root nor its user) */
+  WF_TCPSTATUS_TIMEOUT,   /* asked, but the file was not rewritten in time */
+  WF_TCPSTATUS_REFRESHED, /* the file was rewritten after the request */
+} WfTcpstatusRefresh;
+
+/* As wf_tcpstatus_load(), but first asks the daemon for fresh counters
+ * (SIGUSR1, to a process whose name is wlanfair-tcpd) and waits up to
+ * timeout_ms for it to rewrite the file. *how says what happened; without
+ * a refresh the file's status is returned as it was. */
+JsonNode *wf_tcpstatus_load_fresh (const char         *path,
+                                   guint               timeout_ms,
+                                   WfTcpstatusRefresh *how);
+
 G_END_DECLS

@@ -300,11 +300,22 @@ if grep -q ackloss <<< "$TRAFFIC_CCS"; then
     check tcpd-registers-ackloss-cubic "available: $(avail); $(tail -5 "$OUT/tcpd.log" | tr '\n' ' ')" \
         eval 'avail | grep -qw ackloss_cubic'
 fi
-# tcpd_counters CC: "acks ack_losses halvings" from our daemon's status.
+# tcpd_counters CC: "acks ack_losses halvings" from our daemon's status,
+# read now (SIGUSR1 rewrites it; a daemon without refresh_s in its file
+# rewrites it every second instead).
 tcpd_counters() {
     python3 - "$W/tcpd/tcp-status.json" "$1" <<'PY' 2>/dev/null
-import json, sys
-c = json.load(open(sys.argv[1]))["registered"][sys.argv[2]]
+import json, os, signal, sys, time
+path = sys.argv[1]
+st = json.load(open(path))
+if "refresh_s" in st:
+    inode = os.stat(path).st_ino
+    os.kill(st["pid"], signal.SIGUSR1)
+    deadline = time.monotonic() + 5
+    while os.stat(path).st_ino == inode and time.monotonic() < deadline:
+        time.sleep(0.01)
+    st = json.load(open(path))
+c = st["registered"][sys.argv[2]]
 print(c.get("acks", 0), c.get("ack_losses", 0), c.get("halvings", 0))
 PY
 }
