@@ -345,6 +345,46 @@ def reporter_cost(res, path):
     save(fig, path)
 
 
+# ------------------------------------------------------------------- idle --
+
+def idle_cost(res, path):
+    """Wakeups per second of each daemon in each idle state, this build
+    beside the baseline build when measured, against the targets; CPU
+    seconds per hour and PSS beside."""
+    plt = pyplot()
+    rows = res["rows"]
+    keys = []
+    for r in rows:
+        k = (r["daemon"], r["state"])
+        if k not in keys:
+            keys.append(k)
+    builds = [b for b in ("baseline", "this") if any(r["build"] == b for r in rows)]
+    colors = {"this": "tab:blue", "baseline": "tab:gray"}
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14, 4.5))
+    width = 0.8 / len(builds)
+    for i, b in enumerate(builds):
+        by = {(r["daemon"], r["state"]): r for r in rows if r["build"] == b}
+        xs = [j + (i - (len(builds) - 1) / 2) * width for j in range(len(keys))]
+        for ax, field in ((a1, "wakeups_per_s"), (a2, "cpu_s_per_hour"), (a3, "pss_kib")):
+            hs = [by[k][field] / (1024 if field == "pss_kib" else 1) if k in by else 0 for k in keys]
+            bars(ax, xs, hs, width, [f"{field}-{b}-{d}-{s}" for d, s in keys],
+                 color=colors[b], label=f"{b} build")
+    a1.plot(range(len(keys)), [next(r["target_wakeups_per_s"] for r in rows
+                                    if (r["daemon"], r["state"]) == k) for k in keys],
+            "v", color="tab:red", label="target (at most)", gid="target")
+    labels = [f"{d.replace('wlanfair-', '')}\n{s}" for d, s in keys]
+    for ax, ylabel in ((a1, "wakeups per second"), (a2, "CPU seconds per hour"),
+                       (a3, "PSS (MiB)")):
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3, axis="y")
+    a1.legend(fontsize=8)
+    title(fig, f"Idle cost of the station daemons ({res.get('seconds', '?')} s per state)", res)
+    fig.tight_layout()
+    save(fig, path)
+
+
 # -------------------------------------------------------------- scan-dips --
 
 def scan_dips_has_series(res):
@@ -736,6 +776,7 @@ PICTURES = {
                 ("-flows", ackloss_flows, ackloss_has_series)],
     "swm": [("", swm_cost, None)],
     "reporter": [("", reporter_cost, None)],
+    "idle": [("", idle_cost, None)],
     "scan-dips": [("", scan_dips_bars, None), ("-series", scan_dips_series, scan_dips_has_series)],
     "scan-guard": [("", scan_guard, None)],
     "ackloss-cost": [("", ackloss_cost, None)],

@@ -201,6 +201,22 @@ class BenchPlots(unittest.TestCase):
         self.assertEqual(markers(g["cpu-target"]), 2)      # targets at 1 000 and 10 000
         self.assertIn("rss-target", g)
 
+    def test_idle(self):
+        res = self.results["idle"]
+        g = self.svg("idle")
+        # Every row's three bars, heights in proportion to the figures.
+        for field in ("wakeups_per_s", "cpu_s_per_hour", "pss_kib"):
+            scale = None
+            for r in res["rows"]:
+                gid = f"{field}-{r['build']}-{r['daemon']}-{r['state']}"
+                self.assertIn(gid, g)
+                if r[field] and r[field] > 0:
+                    s = bar_height(g[gid]) / r[field]
+                    if scale is None:
+                        scale = s
+                    self.assertAlmostEqual(s / scale, 1, delta=0.02, msg=gid)
+        self.assertEqual(markers(g["target"]), len({(r["daemon"], r["state"]) for r in res["rows"]}))
+
     def scan_dips(self, name):
         res = self.results[name]
         g = self.svg(name)
