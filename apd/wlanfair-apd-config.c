@@ -12,6 +12,7 @@
 
 #include "wlanfair-actuator.h"
 #include "wlanfair-error.h"
+#include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-number.h"
 #include "wlanfair-report.h"
@@ -194,6 +195,9 @@ parse_port_rates (WfApdConfig *c, const char *v, GError **error)
       if (!eq || len == 0 || len >= sizeof e.port)
         return invalid (error, "port-rates: '%s' is not PORT=RATE", *p);
       memcpy (e.port, *p, len);
+      /* A bridge port is an interface: the one rule for its name. */
+      if (!wf_ifname_validate ("port-rates", e.port, error))
+        return FALSE;
       if (!parse_range (eq + 1, WF_NUMBER_SI | WF_NUMBER_POSITIVE, 1e3, 100e9, &e.bps))
         return invalid (error, "port-rates: rate '%s' of %s must be bit/s from 1k to 100G",
                         eq + 1, e.port);
@@ -218,8 +222,8 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
 
   if (g_str_equal (key, "interface"))
     {
-      if (v[0] == '\0' || strlen (v) >= IF_NAMESIZE || strchr (v, '/') || strchr (v, ' '))
-        return invalid (error, "interface '%s' is not an interface name", v);
+      if (!wf_ifname_validate ("interface", v, error))
+        return FALSE;
       g_free (c->interface);
       c->interface = g_strdup (v);
       return TRUE;

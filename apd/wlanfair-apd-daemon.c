@@ -20,6 +20,7 @@
 #include "wlanfair-apd-sta-source.h"
 #include "wlanfair-apd-stations.h"
 #include "wlanfair-error.h"
+#include "wlanfair-file.h"
 #include "wlanfair-notify.h"
 #include "wlanfair-prometheus.h"
 
@@ -163,17 +164,60 @@ textfile_dir (const WfApdConfig *config)
   return NULL;
 }
 
+/* A default path (RuntimeDirectory=) whose directory is not there yet:
+ * made at start, so --check has nothing to test. */
+static gboolean
+own_dir_pending (const char *path, const char *default_path, gboolean make)
+{
+  g_autofree char *dir = g_path_get_dirname (default_path);
+
+  return !make && g_str_equal (path, default_path) && !g_file_test (dir, G_FILE_TEST_EXISTS);
+}
+
+gboolean
+wf_apd_check_outputs (const WfApdConfig *config, gboolean make, GError **error)
+{
+  g_autofree char *sdir = g_path_get_dirname (WF_APD_DEFAULT_STATUS);
+
+  /* The defaults' directory is ours; made on a run by hand, for every
+   * user (wlanfairctl ap), before the state file's code would make it
+   * 0700. Any other directory must exist (wlanfair-file.h). */
+  if (make && (g_str_equal (config->status_path, WF_APD_DEFAULT_STATUS) ||
+               g_str_equal (config->state_path, WF_APD_STATE_DEFAULT)) &&
+      !wf_file_make_own_dir (sdir, 0755, error))
+    return FALSE;
+  if (config->status_path[0] &&
+      !own_dir_pending (config->status_path, WF_APD_DEFAULT_STATUS, make) &&
+      !wf_file_check (config->status_path, error))
+    return FALSE;
+  if (!own_dir_pending (config->state_path, WF_APD_STATE_DEFAULT, make) &&
+      !wf_file_check (config->state_path, error))
+    return FALSE;
+  /* The default textfile directory is used while it exists; a named one
+   * must work from the start. */
+  if (config->textfile_dir_explicit && config->textfile_dir && config->textfile_dir[0] &&
+      !wf_textfile_check (config->textfile_dir, WF_APD_PROM_FILE, error))
+    return FALSE;
+  return TRUE;
+}
+
 void
 wf_apd_remove_outputs (const WfApdConfig *config)
 {
   g_autofree char *dir = textfile_dir (config);
 
-  if (config->status_path[0])
-    g_unlink (config->status_path);
+  g_autoptr(GError) error = NULL;
+
+  /* Regular files alone: status=/dev/null must not lose the device. */
+  if (config->status_path[0] && !wf_file_remove (config->status_path, &error))
+    g_debug ("%s", error->message);
+  g_clear_error (&error);
   if (dir)
     {
       g_autofree char *prom = g_build_filename (dir, WF_APD_PROM_FILE, NULL);
-      g_unlink (prom);
+
+      if (!wf_file_remove (prom, &error))
+        g_debug ("%s", error->message);
     }
 }
 
@@ -189,16 +233,8 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
 
   /* The status file is for every user (wlanfairctl ap): its directory
    * too, before the state file's code would make it 0700. */
-  if (config->status_path[0])
-    {
-      g_autofree char *sdir = g_path_get_dirname (config->status_path);
-      if (g_mkdir_with_parents (sdir, 0755) < 0)
-        {
-          g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "status directory %s: %s", sdir,
-                       g_strerror (errno));
-          return NULL;
-        }
-    }
+  if (!wf_apd_check_outputs (config, TRUE, error))
+    return NULL;
   d->state = wf_apd_state_open (config->state_path, error);
   if (!d->state)
     return NULL;
@@ -510,8 +546,8 @@ write_outputs (WfApdDaemon *d, const WfApdView *v)
   if (d->config->status_path[0])
     {
       g_autofree char *text = wf_apd_output_status (v);
-      if (!g_file_set_contents_full (d->config->status_path, text, -1,
-                                     G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
+      if (!wf_file_write (d->config->status_path, text, strlen (text), 0644,
+                          WF_FILE_EXACT_MODE, &error))
         {
           if (!d->status_failing)
             g_warning ("status file: %s", error->message);

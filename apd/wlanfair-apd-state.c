@@ -9,6 +9,9 @@
 
 #include "wlanfair-apd-state.h"
 #include "wlanfair-error.h"
+#include "wlanfair-file.h"
+#include "wlanfair-keyfile.h"
+#include "wlanfair-readfile.h"
 
 struct _WfApdState {
   char     *path;
@@ -27,7 +30,8 @@ wf_apd_state_open (const char *path, GError **error)
   st = g_new0 (WfApdState, 1);
   st->path = g_strdup (path);
   st->kf = g_key_file_new ();
-  if (!g_key_file_load_from_file (st->kf, path, G_KEY_FILE_KEEP_COMMENTS, &local))
+  if (!wf_keyfile_load_bounded (st->kf, path, WF_READFILE_STATE_MAX, "a state file",
+                                G_KEY_FILE_KEEP_COMMENTS, &local))
     {
       if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return st;
@@ -37,8 +41,8 @@ wf_apd_state_open (const char *path, GError **error)
                    g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE) ||
                    g_error_matches (local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_UNKNOWN_ENCODING)
                    ? WF_ERROR_PARSE : WF_ERROR_FAILED,
-                   "%s: %s (the record of wlanfair-apd's changes; undo them by hand "
-                   "before removing it)", path, local->message);
+                   "%s (the record of wlanfair-apd's changes; undo them by hand "
+                   "before removing it)", local->message);
       wf_apd_state_free (st);
       return NULL;
     }
@@ -125,38 +129,29 @@ wf_apd_state_is_empty (WfApdState *st)
   return n == 0;
 }
 
+/* The default record's directory is ours (RuntimeDirectory=, or made
+ * here on a run by hand); any other must exist (wlanfair-file.h). */
 static gboolean
 make_parent (const char *path, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
 
-  if (g_mkdir_with_parents (dir, 0700) < 0)
-    {
-      int err = errno;
-
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", dir, g_strerror (err));
-      return FALSE;
-    }
-  return TRUE;
+  if (!g_str_equal (path, WF_APD_STATE_DEFAULT))
+    return TRUE;
+  return wf_file_make_own_dir (dir, 0700, error);
 }
 
 gboolean
 wf_apd_state_save (WfApdState *st, GError **error)
 {
   g_autofree char *data = NULL;
-  g_autoptr(GError) local = NULL;
   gsize len;
 
   if (wf_apd_state_is_empty (st))
     {
       /* Nothing left to undo: no file (as after a clean stop). */
-      if (g_unlink (st->path) < 0 && errno != ENOENT)
-        {
-          int err = errno;
-
-          g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", st->path, g_strerror (err));
-          return FALSE;
-        }
+      if (!wf_file_remove (st->path, error))
+        return FALSE;
       st->dirty = FALSE;
       return TRUE;
     }
@@ -168,13 +163,9 @@ wf_apd_state_save (WfApdState *st, GError **error)
                           " wlanfair-apd: what its actuators changed (written before each "
                           "change; `wlanfair-apd --restore` undoes it)", NULL);
   data = g_key_file_to_data (st->kf, &len, NULL);
-  if (!g_file_set_contents_full (st->path, data, (gssize) len,
-                                 G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                 0600, &local))
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", st->path, local->message);
-      return FALSE;
-    }
+  /* Atomic, and a regular file alone replaced: the message names it. */
+  if (!wf_file_write (st->path, data, len, 0600, WF_FILE_EXACT_MODE | WF_FILE_DURABLE, error))
+    return FALSE;
   st->dirty = FALSE;
   return TRUE;
 }

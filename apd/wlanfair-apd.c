@@ -14,9 +14,11 @@
 #include "wlanfair-apd-daemon.h"
 #include "wlanfair-apd-sta-source.h"
 #include "wlanfair-error.h"
+#include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-output.h"
 #include "wlanfair-report.h"
+#include "wlanfair-textfile.h"
 #ifdef WF_HAVE_ACK_PRIO
 #include "wlanfair-ackprio.h"
 #include "wlanfair-offered.h"
@@ -34,6 +36,63 @@ check_line (const char *what, gboolean ok, const char *detail)
   printf ("%-12s %s%s%s\n", what, ok ? "ok" : "FAILED", detail ? ": " : "", detail ? detail : "");
 }
 
+static const char *
+auto_name (int mode)
+{
+  /* WF_APD_CARRIED_* and WF_APD_DEMAND_* share the order auto, yes, no. */
+  return mode == WF_APD_CARRIED_AUTO ? "auto" : mode == WF_APD_CARRIED_YES ? "yes" : "no";
+}
+
+/* --check: every key of apd.conf as the daemon will use it (the file's,
+ * then -i, -a and -o over it), as KEY=VALUE. */
+static void
+print_settings (const WfApdConfig *c)
+{
+  const WfApdControlParams *p = &c->control;
+  g_autoptr(GString) weights = g_string_new (NULL), rates = g_string_new (NULL);
+  g_autofree char *floor_text = p->floor_auto ? g_strdup ("auto") : g_strdup_printf ("%g", p->floor_bps);
+  g_autofree char *capacity = c->rwnd_capacity_bps > 0 ? g_strdup_printf ("%g", c->rwnd_capacity_bps)
+                              : g_strdup ("unset");
+
+  for (guint i = 0; c->weights && i < c->weights->len; i++)
+    {
+      const WfApdWeight *w = &g_array_index (c->weights, WfApdWeight, i);
+
+      g_string_append_printf (weights, "%s%02x:%02x:%02x:%02x:%02x:%02x=%g", i ? "," : "",
+                              w->mac[0], w->mac[1], w->mac[2], w->mac[3], w->mac[4], w->mac[5],
+                              w->weight);
+    }
+  for (guint i = 0; c->port_rates && i < c->port_rates->len; i++)
+    {
+      const WfApdPortRate *r = &g_array_index (c->port_rates, WfApdPortRate, i);
+
+      g_string_append_printf (rates, "%s%s=%g", i ? "," : "", r->port, r->bps);
+    }
+  printf ("settings     interface=%s stations-from=%s controller=%s actuator=%s objective=%s "
+          "directions=%s key=%s insecure-unsigned=%s bind=%s port=%u weights=%s "
+          "target-jain=%g floor=%s max-delay=%g idle=%g tolerance=%g report-stale=%g "
+          "feed-timeout=%g status=%s state=%s textfile-dir=%s port-rates=%s "
+          "carried-reports=%s rwnd-policy=%s rwnd-capacity=%s ack-priority=%s "
+          "download-demand=%s\n",
+          c->interface ? c->interface : "",
+          c->source == WF_APD_SOURCE_NL80211 ? "nl80211" : "bridge-ports",
+          c->controller, c->actuator,
+          p->objective == WF_APD_OBJECTIVE_AIRTIME ? "airtime" : "throughput",
+          p->directions == WF_APD_DIR_DOWN ? "down" : p->directions == WF_APD_DIR_UP ? "up" : "both",
+          c->key_file ? c->key_file : "none", c->insecure_unsigned ? "yes" : "no",
+          c->bind ? c->bind : "any", c->port, weights->len ? weights->str : "none",
+          p->target_jain, floor_text, p->max_delay_us / 1000.0, p->idle_bps, c->tolerance,
+          c->report_stale_s, c->feed_timeout_s,
+          c->status_path && c->status_path[0] ? c->status_path : "none",
+          c->state_path ? c->state_path : "",
+          !c->textfile_dir_explicit ? WF_TEXTFILE_DEFAULT_DIR " (when it exists)"
+          : c->textfile_dir && c->textfile_dir[0] ? c->textfile_dir : "none",
+          rates->len ? rates->str : "none", auto_name ((int) c->carried),
+          wf_rwnd_policy_name (c->rwnd_policy),
+          capacity,
+          c->ack_priority ? "yes" : "no", auto_name ((int) c->download_demand));
+}
+
 /* --check: the configuration, the station source and the actuator's
  * probe, each one line; changes nothing. */
 static int
@@ -49,6 +108,7 @@ check (WfApdConfig *c, GBytes *key)
           "objective %s\n", c->interface,
           c->source == WF_APD_SOURCE_NL80211 ? "nl80211" : "bridge-ports", c->controller,
           c->actuator, c->control.objective == WF_APD_OBJECTIVE_AIRTIME ? "airtime" : "throughput");
+  print_settings (c);
   if (g_str_equal (c->actuator, "rwnd"))
     printf ("rwnd-policy  %s%s\n", wf_rwnd_policy_name (c->rwnd_policy),
             c->rwnd_policy == WF_RWND_POLICY_STATION ? ": the controller's rate per station"
@@ -79,6 +139,16 @@ check (WfApdConfig *c, GBytes *key)
       ok = FALSE;
       g_clear_error (&error);
     }
+
+  /* The output paths as the run takes them, nothing written. */
+  if (!wf_apd_check_outputs (c, FALSE, &error))
+    {
+      check_line ("outputs", FALSE, error->message);
+      ok = FALSE;
+      g_clear_error (&error);
+    }
+  else
+    check_line ("outputs", TRUE, c->status_path[0] ? c->status_path : "no status file");
 
   state = wf_apd_state_open (c->state_path, &error);
   if (!state)
@@ -252,7 +322,7 @@ main (int argc, char **argv)
     }
   if (do_check && do_restore)
     {
-      g_printerr ("wlanfair-apd: --check and --restore exclude each other\n");
+      g_printerr ("wlanfair-apd: --check and --restore exclude each other (see --help)\n");
       rc = EXIT_USAGE;
       goto out;
     }
@@ -261,16 +331,18 @@ main (int argc, char **argv)
   if (!wf_apd_config_load (&config, config_path ? config_path : WF_APD_DEFAULT_CONFIG,
                            config_path != NULL, &error))
     {
-      g_printerr ("wlanfair-apd: %s\n", error->message);
+      g_printerr ("wlanfair-apd: %s (see --help)\n", error->message);
       rc = EXIT_USAGE;
       goto out;
     }
   /* --interface and --actuator, then --set over them (as the man page
    * says). */
-  if ((interface && !wf_apd_config_set (&config, "interface", interface, &error)) ||
+  /* The one rule for interface names (wlanfair-ifname.h). */
+  if ((interface && !wf_ifname_validate ("-i", interface, &error)) ||
+      (interface && !wf_apd_config_set (&config, "interface", interface, &error)) ||
       (actuator && !wf_apd_config_set (&config, "actuator", actuator, &error)))
     {
-      g_printerr ("wlanfair-apd: %s\n", error->message);
+      g_printerr ("wlanfair-apd: %s (see --help)\n", error->message);
       rc = EXIT_USAGE;
       goto out;
     }
@@ -285,7 +357,7 @@ main (int argc, char **argv)
         wf_apd_config_set (&config, g_strstrip (k), eq + 1, &error);
       if (error)
         {
-          g_printerr ("wlanfair-apd: %s\n", error->message);
+          g_printerr ("wlanfair-apd: %s (see --help)\n", error->message);
           rc = EXIT_USAGE;
           goto out;
         }
@@ -306,7 +378,7 @@ main (int argc, char **argv)
     }
   if (!wf_apd_config_check (&config, &error))
     {
-      g_printerr ("wlanfair-apd: %s\n", error->message);
+      g_printerr ("wlanfair-apd: %s (see --help)\n", error->message);
       rc = EXIT_USAGE;
       goto out;
     }
@@ -318,7 +390,7 @@ main (int argc, char **argv)
   if (config.key_file &&
       !(key = wf_report_load_key_full (config.key_file, from_credential, &error)))
     {
-      g_printerr ("wlanfair-apd: key: %s\n", error->message);
+      g_printerr ("wlanfair-apd: key: %s (see --help)\n", error->message);
       rc = EXIT_USAGE;
       goto out;
     }

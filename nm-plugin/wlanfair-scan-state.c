@@ -8,6 +8,11 @@
 #include <glib/gstdio.h>
 
 #include "wlanfair-scan-state.h"
+#include "wlanfair-file.h"
+#include "wlanfair-keyfile.h"
+#include "wlanfair-readfile.h"
+
+#define STATE_NAME "bgscan.state"
 
 struct _WfScanState {
   char      *path;
@@ -59,9 +64,8 @@ save (WfScanState *st, GError **error)
       g_key_file_set_int64 (kf, e->network, "since", e->since_us);
     }
   data = g_key_file_to_data (kf, &len, NULL);
-  return g_file_set_contents_full (st->path, data, (gssize) len,
-                                   G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_DURABLE,
-                                   0600, error);
+  /* Atomic, and a regular file alone replaced (wlanfair-file.h). */
+  return wf_file_write (st->path, data, len, 0600, WF_FILE_EXACT_MODE | WF_FILE_DURABLE, error);
 }
 
 static gboolean
@@ -71,11 +75,12 @@ load (WfScanState *st, GError **error)
   g_autoptr(GError) local = NULL;
   g_auto(GStrv) groups = NULL;
 
-  if (!g_key_file_load_from_file (kf, st->path, G_KEY_FILE_NONE, &local))
+  if (!wf_keyfile_load_bounded (kf, st->path, WF_READFILE_STATE_MAX, "a state file",
+                                G_KEY_FILE_NONE, &local))
     {
       if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return TRUE;
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", st->path);
+      g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
   groups = g_key_file_get_groups (kf, NULL);
@@ -101,21 +106,24 @@ load (WfScanState *st, GError **error)
   return TRUE;
 }
 
+gboolean
+wf_scan_state_check (const char *dir, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, STATE_NAME, NULL);
+
+  return wf_file_check_dir (dir, error) && wf_file_check (path, error);
+}
+
 WfScanState *
 wf_scan_state_new (const char *dir, GError **error)
 {
   WfScanState *st;
 
-  if (g_mkdir_with_parents (dir, 0755) < 0)
-    {
-      int err = errno;
-
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-                   "%s: %s", dir, g_strerror (err));
-      return NULL;
-    }
+  /* Never created here: the daemon makes its own directory alone. */
+  if (!wf_scan_state_check (dir, error))
+    return NULL;
   st = g_new0 (WfScanState, 1);
-  st->path = g_build_filename (dir, "bgscan.state", NULL);
+  st->path = g_build_filename (dir, STATE_NAME, NULL);
   st->entries = g_ptr_array_new_with_free_func (entry_free);
   if (!load (st, error))
     {
@@ -178,15 +186,8 @@ wf_scan_state_remove (WfScanState *st, const char *network, GError **error)
   g_ptr_array_remove_index (st->entries, (guint) k);
   if (st->entries->len == 0)
     {
-      if (g_unlink (st->path) < 0 && errno != ENOENT)
-        {
-          int err = errno;
-
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
-                       "%s: %s", st->path, g_strerror (err));
-          return FALSE;
-        }
-      return TRUE;
+      /* A regular file alone (wlanfair-file.h). */
+      return wf_file_remove (st->path, error);
     }
   return save (st, error);
 }

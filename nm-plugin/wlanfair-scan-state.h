@@ -18,7 +18,11 @@ typedef struct {
 
 typedef struct _WfScanState WfScanState;
 
-/* Creates `dir` if needed and loads `dir`/bgscan.state if it exists. */
+/* `dir` exists (it is not created) and `dir`/bgscan.state is absent
+ * or a regular file (wlanfair-file.h): what --check and the start test. */
+gboolean     wf_scan_state_check  (const char  *dir,
+                                   GError     **error);
+/* Loads `dir`/bgscan.state if it exists, after wf_scan_state_check(). */
 WfScanState *wf_scan_state_new    (const char  *dir,
                                    GError     **error);
 void         wf_scan_state_free   (WfScanState *state);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 
+#include "wlanfair-file.h"
 #include "wlanfair-scan-device.h"
 #include "wlanfair-textfile.h"
 
@@ -99,9 +100,11 @@ static void
 remove_in (const char *dir)
 {
   g_autofree char *path = g_build_filename (dir, WF_SCAN_METRICS_FILE, NULL);
+  g_autoptr(GError) error = NULL;
 
-  if (g_unlink (path) < 0 && errno != ENOENT)
-    g_warning ("%s: %s", path, g_strerror (errno));
+  /* A regular file alone (wlanfair-file.h). */
+  if (!wf_file_remove (path, &error))
+    g_warning ("%s", error->message);
 }
 
 void

@@ -9,11 +9,14 @@
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "wlanfair-file.h"
 #include "wlanfair-notify.h"
 #include "wlanfair-output.h"
 #include "wlanfair-scan-config.h"
 #include "wlanfair-scan-guard.h"
+#include "wlanfair-scan-metrics.h"
 #include "wlanfair-scan-service.h"
+#include "wlanfair-scan-state.h"
 #include "wlanfair-textfile.h"
 
 #define EXIT_USAGE 2
@@ -71,6 +74,27 @@ on_bus_closed (GDBusConnection *bus, gboolean remote, GError *error, gpointer us
   g_main_loop_quit (d->loop);
 }
 
+/* The state directory and the textfile as the run takes them
+ * (wlanfair-file.h): the default directory is ours, made at start
+ * (`make`); one the user named must exist, and so must a named textfile
+ * directory. --check runs it with make FALSE, writing nothing. */
+static gboolean
+check_paths (const char *state_dir, const WfScanConfig *c, gboolean make, GError **error)
+{
+  gboolean own = g_str_equal (state_dir, DEFAULT_STATE_DIR);
+
+  if (own && make && !wf_file_make_own_dir (state_dir, 0755, error))
+    return FALSE;
+  if (!(own && !make && !g_file_test (state_dir, G_FILE_TEST_EXISTS)) &&
+      !wf_scan_state_check (state_dir, error))
+    return FALSE;
+  /* The default textfile directory is used while it exists. */
+  if (c->textfile_dir && c->textfile_dir[0] &&
+      !wf_textfile_check (c->textfile_dir, WF_SCAN_METRICS_FILE, error))
+    return FALSE;
+  return TRUE;
+}
+
 static GDBusConnection *
 connect_bus (const char *address, GError **error)
 {
@@ -95,13 +119,17 @@ main (int argc, char **argv)
     { "config", 'c', 0, G_OPTION_ARG_FILENAME, &config_path, "Configuration file (drop-ins in FILE.d/)", "FILE" },
     { "state-dir", 's', 0, G_OPTION_ARG_FILENAME, &state_dir, "State directory", "DIR" },
     { "bus", 'b', 0, G_OPTION_ARG_STRING, &bus_address, "D-Bus address instead of the system bus", "ADDRESS" },
-    { "sample-interval", 'i', 0, G_OPTION_ARG_STRING, &sample, "Link counter sampling interval", "MS" },
+    /* No -i: in every other program it names an interface. */
+    { "sample-interval", 0, 0, G_OPTION_ARG_STRING, &sample, "Link counter sampling interval", "MS" },
     { "textfile-dir", 0, 0, G_OPTION_ARG_FILENAME, &textfile_dir,
       "node_exporter textfile directory for wlanfair-scan.prom ('none': no textfile)", "DIR" },
     { "restore", 0, 0, G_OPTION_ARG_NONE, &restore_only, "Restore the bgscan values in the state file, then exit", NULL },
-    { "check-config", 0, 0, G_OPTION_ARG_NONE, &check_config, "Validate the configuration, then exit", NULL },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check_config,
+      "Validate the configuration, print every effective setting, then exit", NULL },
+    /* The older name, kept for scripts and units. */
+    { "check-config", 0, 0, G_OPTION_ARG_NONE, &check_config, "Same as --check", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Debug messages", NULL },
-    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) ctx = g_option_context_new ("- no Wi-Fi scans while traffic flows");
@@ -115,9 +143,14 @@ main (int argc, char **argv)
   wf_output_close_at_exit ();
   setlocale (LC_ALL, "");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error) || argc > 1)
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
-      fprintf (stderr, "wlanfair-scand: %s\n", error ? error->message : "unexpected argument");
+      fprintf (stderr, "wlanfair-scand: %s (see --help)\n", error->message);
+      return EXIT_USAGE;
+    }
+  if (argc > 1)
+    {
+      fprintf (stderr, "wlanfair-scand: unexpected argument '%s' (see --help)\n", argv[1]);
       return EXIT_USAGE;
     }
   if (version)
@@ -137,23 +170,36 @@ main (int argc, char **argv)
   if (!wf_scan_config_load (&config, config_path ? config_path : DEFAULT_CONFIG,
                             config_path != NULL, &error))
     {
-      fprintf (stderr, "wlanfair-scand: %s\n", error->message);
+      fprintf (stderr, "wlanfair-scand: %s (see --help)\n", error->message);
       return EXIT_USAGE;
     }
   if ((sample && !wf_scan_config_set (&config, "sample-interval", sample, &error))
       || (textfile_dir && !wf_scan_config_set (&config, "textfile-dir", textfile_dir, &error)))
     {
-      fprintf (stderr, "wlanfair-scand: --%s\n", error->message);
+      fprintf (stderr, "wlanfair-scand: --%s (see --help)\n", error->message);
       return EXIT_USAGE;
     }
   if (check_config)
     {
+      g_autofree char *floor = config.roam_floor_auto ? g_strdup ("auto")
+                               : g_strdup_printf ("%d", config.roam_floor_dbm);
+
+      /* Every key of scan.conf, as the daemon will use it. */
       printf ("mode=%s policy=%s start-pps=%g start-window=%g idle-pps=%g idle-holdoff=%g "
-              "sample-interval=%u textfile-dir=%s\n", wf_scan_mode_names[config.mode],
+              "roam-floor=%s roam-floor-margin=%d roam-hysteresis=%d beacon-loss-holdoff=%g "
+              "sample-interval=%u signal-interval=%u textfile-dir=%s\n",
+              wf_scan_mode_names[config.mode],
               wf_scan_policy_names[config.policy], config.start_pps, config.start_window_s,
-              config.idle_pps, config.idle_holdoff_s, config.sample_interval_ms,
+              config.idle_pps, config.idle_holdoff_s, floor, config.roam_floor_margin_db,
+              config.roam_hysteresis_db, config.beacon_loss_holdoff_s,
+              config.sample_interval_ms, config.signal_interval_ms,
               !config.textfile_dir ? WF_TEXTFILE_DEFAULT_DIR " (while it exists)"
               : config.textfile_dir[0] ? config.textfile_dir : "none");
+      if (!check_paths (state_dir, &config, FALSE, &error))
+        {
+          fprintf (stderr, "wlanfair-scand: %s\n", error->message);
+          return 1;
+        }
       return 0;
     }
 
@@ -169,6 +215,9 @@ main (int argc, char **argv)
   g_dbus_connection_set_exit_on_close (bus, FALSE);
   if (restore_only)
     {
+      /* No directory, no state: nothing to restore (none is created). */
+      if (!g_file_test (state_dir, G_FILE_TEST_IS_DIR))
+        return 0;
       if (!wf_scan_guard_restore_state (bus, state_dir, &error))
         {
           g_warning ("%s", error->message);
@@ -177,6 +226,11 @@ main (int argc, char **argv)
       return 0;
     }
 
+  if (!check_paths (state_dir, &config, TRUE, &error))
+    {
+      g_warning ("%s", error->message);
+      return 1;
+    }
   d.loop = g_main_loop_new (NULL, FALSE);
   d.guard = wf_scan_guard_new (bus, &config, state_dir, &error);
   if (!d.guard)

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-file.h"
+#include "wlanfair-keyfile.h"
+#include "wlanfair-readfile.h"
 #include "wlanfair-sysctl.h"
 
 static gboolean
@@ -35,19 +38,18 @@ static gboolean
 save (WfTcpSysctlState *state, GError **error)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_autofree char *dir = g_path_get_dirname (state->path);
+  g_autofree char *data = NULL;
+  gsize len;
 
   if (state->saved_default)
     g_key_file_set_string (kf, "saved", "default_cc", state->saved_default);
   /* Our CCs leave the allowed list on undo whatever it held: no one else
    * can have listed them, they did not exist before we registered them. */
   g_key_file_set_int64 (kf, "saved", "pid", getpid ());
-  if (g_mkdir_with_parents (dir, 0755) < 0)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", dir, g_strerror (errno));
-      return FALSE;
-    }
-  return g_key_file_save_to_file (kf, state->path, error);
+  /* The state directory exists (made or checked at start); the file
+   * replaces a regular file alone (wlanfair-file.h). */
+  data = g_key_file_to_data (kf, &len, NULL);
+  return wf_file_write (state->path, data, len, 0644, WF_FILE_DURABLE, error);
 }
 
 /* Undo, in the safe order: no default may name a CC about to go away,
@@ -93,11 +95,12 @@ wf_tcp_sysctl_recover (const char *state_path, const char * const *our_ccs, GErr
   g_autoptr(GError) local = NULL;
   g_autofree char *saved_default = NULL;
 
-  if (!g_key_file_load_from_file (kf, state_path, G_KEY_FILE_NONE, &local))
+  if (!wf_keyfile_load_bounded (kf, state_path, WF_READFILE_STATE_MAX, "a state file",
+                                G_KEY_FILE_NONE, &local))
     {
       if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return TRUE;
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", state_path);
+      g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
   g_message ("%s: an earlier instance did not stop cleanly; restoring its changes",
@@ -105,7 +108,7 @@ wf_tcp_sysctl_recover (const char *state_path, const char * const *our_ccs, GErr
   saved_default = g_key_file_get_string (kf, "saved", "default_cc", NULL);
   if (!undo (saved_default, our_ccs, error))
     return FALSE;
-  g_unlink (state_path);
+  wf_file_remove (state_path, NULL);
   return TRUE;
 }
 
@@ -158,6 +161,6 @@ wf_tcp_sysctl_restore (WfTcpSysctlState *state, const char * const *our_ccs, GEr
 {
   if (!undo (state->saved_default, our_ccs, error))
     return FALSE;
-  g_unlink (state->path);
+  wf_file_remove (state->path, NULL);
   return TRUE;
 }

@@ -7,6 +7,7 @@
 
 #include "wlanfair-ackloss-core.h"
 #include "wlanfair-error.h"
+#include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-number.h"
 #include "wlanfair-tcp-bpf.h"
@@ -187,8 +188,19 @@ wf_tcpd_config_set (WfTcpdConfig *c, const char *key, const char *value, GError 
     }
   if (g_str_equal (key, "interfaces"))
     {
+      g_auto(GStrv) parts = g_strsplit_set (value, ",; ", -1);
+      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+      for (char **p = parts; *p; p++)
+        if (**p)
+          {
+            if (!wf_ifname_validate ("interfaces", *p, error))
+              return FALSE;
+            g_ptr_array_add (names, g_strdup (*p));
+          }
+      g_ptr_array_add (names, NULL);
       g_strfreev (c->interfaces);
-      c->interfaces = g_strsplit_set (value, ",; ", -1);
+      c->interfaces = (char **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
       return TRUE;
     }
   g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "unknown key '%s'", key);
@@ -207,11 +219,12 @@ wf_tcpd_config_load (WfTcpdConfig *c, const char *path, gboolean must_exist, GEr
     return TRUE;
   for (char **k = names; *k; k++)
     {
-      g_autofree char *v = g_key_file_get_string (kf, "tcp", *k, NULL);
       g_autoptr(GError) local = NULL;
+      g_autofree char *v = g_key_file_get_string (kf, "tcp", *k, &local);
 
-      g_strstrip (v);
-      if (!wf_tcpd_config_set (c, *k, v, &local))
+      if (v)
+        g_strstrip (v);
+      if (!v || !wf_tcpd_config_set (c, *k, v, &local))
         {
           g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", path);
           return FALSE;

@@ -17,9 +17,12 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include "wlanfair-error.h"
+#include "wlanfair-ifname.h"
 #include "wlanfair-json-writer.h"
 #include "wlanfair-notify.h"
 #include "wlanfair-output.h"
+#include "wlanfair-readfile.h"
+#include "wlanfair-file.h"
 #include "wlanfair-textfile.h"
 #include "wlanfair-tcp-bpf.h"
 #include "wlanfair-tcp-bpffs.h"
@@ -31,6 +34,7 @@
 #define EXIT_USAGE 2
 #define DEFAULT_CONFIG SYSCONFDIR "/wlanfair/tcp.conf"
 #define STATUS_NAME "tcp-status.json"
+#define WF_TCPD_STATE_DIR_DEFAULT "/run/wlanfair"
 
 /* How often the counters are compared with the status file's, which is
  * rewritten only when they differ: the reporter exports the file's, so
@@ -55,6 +59,28 @@ typedef struct {
   int               lock_fd;       /* pin directory */
   int               state_lock_fd; /* state directory */
 } Daemon;
+
+/* The state directory and the files the run writes there, by the rules
+ * of wlanfair-file.h: the default one is ours (RuntimeDirectory=) and
+ * made when `make`; one the user named must exist. --check runs it with
+ * make FALSE. */
+static gboolean
+check_state_dir (const char *state_dir, gboolean make, GError **error)
+{
+  g_autofree char *state_path = g_build_filename (state_dir, "tcpd.state", NULL);
+  g_autofree char *status_path = g_build_filename (state_dir, STATUS_NAME, NULL);
+
+  if (g_str_equal (state_dir, WF_TCPD_STATE_DIR_DEFAULT))
+    {
+      if (make && !wf_file_make_own_dir (state_dir, 0755, error))
+        return FALSE;
+      if (!make && !g_file_test (state_dir, G_FILE_TEST_EXISTS))
+        return TRUE;
+    }
+  return wf_file_check_dir (state_dir, error) &&
+         wf_file_check (state_path, error) &&
+         wf_file_check (status_path, error);
+}
 
 /* One instance per pin directory: a second one would take the first's
  * pinned registrations for a crashed instance's and unregister them. The
@@ -117,7 +143,8 @@ lock_state_dir (const char *state_dir, gboolean cleanup, GError **error)
           g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "locking %s: %s", path, g_strerror (e));
           return -1;
         }
-      g_file_get_contents (path, &pid, NULL, NULL);
+      /* A pid; anything larger is not ours to show. */
+      wf_readfile_bounded (path, 64, "a lock file", &pid, NULL, NULL);
       g_strstrip (pid ? pid : (pid = g_strdup ("?")));
       if (cleanup)
         g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
@@ -343,8 +370,9 @@ teardown (Daemon *d)
       g_clear_pointer (&d->bpf, wf_tcp_bpf_free);
       g_message ("unregistered ackloss_reno%s", cubic ? " and ackloss_cubic" : "");
     }
+  /* A regular file alone: never what was put there since. */
   if (d->status_path)
-    g_unlink (d->status_path);
+    wf_file_remove (d->status_path, NULL);
   return ok;
 }
 
@@ -366,11 +394,8 @@ start (Daemon *d, GError **error)
 
   if (!wf_tcp_features_probe (&d->features, error))
     return FALSE;
-  if (g_mkdir_with_parents (c->state_dir, 0755) < 0)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", c->state_dir, g_strerror (errno));
-      return FALSE;
-    }
+  if (!check_state_dir (c->state_dir, TRUE, error))
+    return FALSE;
   d->state_lock_fd = lock_state_dir (c->state_dir, FALSE, error);
   if (d->state_lock_fd == -1)
     return FALSE;
@@ -522,7 +547,7 @@ main (int argc, char **argv)
       "Undo what a crashed instance left (sysctls, registrations), then exit", NULL },
     { "check", 0, 0, G_OPTION_ARG_NONE, &check,
       "Print what the kernel and libbpf support, then exit", NULL },
-    { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
+    { "version", 'V', 0, G_OPTION_ARG_NONE, &version, "Print the version", NULL },
     { NULL },
   };
 
@@ -569,9 +594,12 @@ main (int argc, char **argv)
     for (gsize k = 0; ok && k < G_N_ELEMENTS (set); k++)
       if (set[k][1])
         ok = wf_tcpd_config_set (&d.config, set[k][0], set[k][1], &error);
+    /* The one rule for interface names (wlanfair-ifname.h). */
+    for (char **i = interfaces; ok && i && *i; i++)
+      ok = wf_ifname_validate ("-i", *i, &error);
     if (!ok)
       {
-        g_printerr ("wlanfair-tcpd: %s\n", error->message);
+        g_printerr ("wlanfair-tcpd: %s (see --help)\n", error->message);
         d.exit_code = EXIT_USAGE;
         goto out;
       }
@@ -583,12 +611,12 @@ main (int argc, char **argv)
     }
   if (d.config.interfaces && d.config.scope != WF_TCPD_SCOPE_WIFI)
     {
-      g_printerr ("wlanfair-tcpd: interfaces are only used with scope=wifi\n");
+      g_printerr ("wlanfair-tcpd: interfaces are only used with scope=wifi (see --help)\n");
       d.exit_code = EXIT_USAGE;
       goto out;
     }
   if (!d.config.state_dir)
-    d.config.state_dir = g_strdup ("/run/wlanfair");
+    d.config.state_dir = g_strdup (WF_TCPD_STATE_DIR_DEFAULT);
   if (!d.config.pin_dir)
     d.config.pin_dir = g_strdup (WF_TCP_PIN_DIR_DEFAULT);
 
@@ -596,13 +624,40 @@ main (int argc, char **argv)
     {
       WfTcpFeatures f;
       gboolean ok = wf_tcp_features_probe (&f, &error);
+      g_autoptr(GString) ifs = g_string_new (NULL);
+      /* Found as the run finds it. */
+      g_autofree char *cgroup = d.config.cgroup ? g_strdup (d.config.cgroup) : find_cgroup2 ();
 
+      for (char **i = d.config.interfaces; i && *i; i++)
+        if (**i)
+          g_string_append_printf (ifs, "%s%s", ifs->len ? "," : "", *i);
+      /* Every effective setting (the file's, then the options over it),
+       * then what the kernel offers. */
+      printf ("config scope=%s cc=%s thresh=%u beta=%g confirm=%u confirm-rate=%g "
+              "min-queue-delay=%g reduction=%s interfaces=%s cgroup=%s state-dir=%s "
+              "pin-dir=%s\n",
+              wf_tcpd_scope_names[d.config.scope], wf_tcp_cc_names[d.config.cc],
+              d.config.thresh, d.config.beta, d.config.confirm, d.config.confirm_rate,
+              d.config.min_queue_delay, wf_tcpd_reduction_names[d.config.reduction],
+              ifs->len ? ifs->str : "all-wireless",
+              cgroup ? cgroup : "none-mounted",
+              d.config.state_dir, d.config.pin_dir);
       printf ("btf %s\nreno_kfuncs %s\ncubic_kfuncs %s\nstruct_ops_link %s\nlibbpf %u.%u\n",
               f.btf ? "yes" : "no", f.reno_kfuncs ? "yes" : "no",
               f.cubic_kfuncs ? "yes" : "no", f.link ? "yes" : "no",
               f.libbpf_major, f.libbpf_minor);
       if (!ok)
         g_printerr ("wlanfair-tcpd: %s\n", error->message);
+      g_clear_error (&error);
+      /* The paths exactly as the run would take them, nothing written. */
+      if (check_state_dir (d.config.state_dir, FALSE, &error))
+        printf ("state_dir %s ok\n", d.config.state_dir);
+      else
+        {
+          printf ("state_dir %s FAILED\n", d.config.state_dir);
+          g_printerr ("wlanfair-tcpd: state-dir: %s\n", error->message);
+          ok = FALSE;
+        }
       d.exit_code = ok ? 0 : 1;
       goto out;
     }
@@ -639,7 +694,7 @@ main (int argc, char **argv)
           g_printerr ("wlanfair-tcpd: %s\n", error->message);
           d.exit_code = 1;
         }
-      g_unlink (status_path);
+      wf_file_remove (status_path, NULL);
       goto out;
     }
 

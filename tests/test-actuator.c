@@ -26,6 +26,12 @@ setup (Fixture *f, gconstpointer data)
   g_assert_no_error (error);
   f->log = g_build_filename (f->dir, "calls.jsonl", NULL);
   f->path = g_build_filename (f->dir, "run", "state", NULL);
+  /* Only the default record's directory is ever made (wlanfair-file.h). */
+  {
+    g_autofree char *parent = g_path_get_dirname (f->path);
+
+    g_assert_cmpint (g_mkdir (parent, 0700), ==, 0);
+  }
   f->state = wf_apd_state_open (f->path, &error);
   g_assert_no_error (error);
   g_setenv ("WLANFAIR_APD_FAKE_ACTUATOR", f->log, TRUE);

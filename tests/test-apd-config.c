@@ -222,6 +222,56 @@ test_file_errors (void)
   g_unlink (path2);
 }
 
+/* What GKeyFile took silently, interface names (interface, port-rates),
+ * and a file without end: each names the file. */
+static void
+test_file_refused (void)
+{
+  static const struct {
+    const char *text, *message; /* after "PATH" */
+  } cases[] = {
+    { "[apd]\ninterface=wl\xff" "an0\n", ":2: [apd] interface: the value is not valid UTF-8" },
+    { "[apd]\ninterface=wlan0\ninterface=wlan1\n",
+      ":3: [apd] interface: duplicate key (set it once)" },
+    { "[apd]\ninterface[de]=wlan0\n", ":2: [apd] interface[de]: localized keys are not supported" },
+    { "[apd]\n[tcp]\ninterface=wlan0\n",
+      ":3: key 'interface' in unknown section [tcp] (only [apd] is read)" },
+    { "[apd]\ninterface=wlan:0\n",
+      ": interface: interface name 'wlan:0' holds a character Linux or wlanfair does not "
+      "allow (/, :, whitespace, control or non-ASCII)" },
+    { "[apd]\ninterface=..\n", ": interface: interface name '..' is not a name" },
+    { "[apd]\ninterface=br0\nport-rates=a/b=10M\n",
+      ": port-rates: interface name 'a/b' holds a character Linux or wlanfair does not "
+      "allow (/, :, whitespace, control or non-ASCII)" },
+  };
+  WfApdConfig c;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = write_conf (cases[i].text);
+      g_autofree char *want = g_strconcat (path, cases[i].message, NULL);
+      g_autoptr(GError) error = NULL;
+
+      wf_apd_config_init (&c);
+      g_assert_false (wf_apd_config_load (&c, path, TRUE, &error));
+      g_assert_cmpstr (error->message, ==, want);
+      wf_apd_config_clear (&c);
+      g_unlink (path);
+    }
+  {
+    g_autofree char *path = write_conf ("");
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpint (truncate (path, (off_t) 1 << 30), ==, 0);
+    wf_apd_config_init (&c);
+    g_assert_false (wf_apd_config_load (&c, path, FALSE, &error));
+    g_assert_true (g_str_has_prefix (error->message, path));
+    g_assert_nonnull (strstr (error->message, "(the limit for a configuration file)"));
+    wf_apd_config_clear (&c);
+    g_unlink (path);
+  }
+}
+
 /* pi drives delay only: with the rate actuator the check says so. */
 static void
 test_combination (void)
@@ -284,6 +334,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/apd/config/defaults", test_defaults);
+  g_test_add_func ("/apd/config/file-refused", test_file_refused);
   g_test_add_func ("/apd/config/file", test_file);
   g_test_add_func ("/apd/config/port-rates", test_port_rates);
   g_test_add_func ("/apd/config/bad-values", test_bad_values);

@@ -6,14 +6,16 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wlanfair-apd-state.h"
 #include "wlanfair-error.h"
 
 typedef struct {
   char *dir;
-  char *path;   /* dir/run/state: the parent does not exist yet */
+  char *path;   /* dir/run/state */
 } Fixture;
 
 static void
@@ -24,6 +26,12 @@ setup (Fixture *f, gconstpointer data)
   f->dir = g_dir_make_tmp ("wf-apd-state-XXXXXX", &error);
   g_assert_no_error (error);
   f->path = g_build_filename (f->dir, "run", "state", NULL);
+  /* Only the default record's directory is ever made (wlanfair-file.h). */
+  {
+    g_autofree char *parent = g_path_get_dirname (f->path);
+
+    g_assert_cmpint (g_mkdir (parent, 0700), ==, 0);
+  }
 }
 
 static void
@@ -192,6 +200,14 @@ test_corrupt (Fixture *f, gconstpointer data)
   g_assert_null (st);
   g_assert_error (error, WF_ERROR, WF_ERROR_PARSE);
   g_assert_nonnull (strstr (error->message, f->path));
+  g_clear_error (&error);
+
+  /* A 1 GB (sparse) record: refused by its size, naming the limit. */
+  g_assert_cmpint (truncate (f->path, (off_t) 1 << 30), ==, 0);
+  st = wf_apd_state_open (f->path, &error);
+  g_assert_null (st);
+  g_assert_true (g_str_has_prefix (error->message, f->path));
+  g_assert_nonnull (strstr (error->message, "(the limit for a state file)"));
   g_clear_error (&error);
 
   /* Not a file at all. */

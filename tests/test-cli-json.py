@@ -26,6 +26,9 @@ import unittest
 
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 SRCDIR = os.environ.get("G_TEST_SRCDIR", os.path.dirname(os.path.abspath(__file__)))
+# wlanfairctl logs nothing through GLib: any GLib warning or critical that
+# an input reaches is a failure.
+os.environ["G_DEBUG"] = "fatal-warnings,fatal-criticals"
 
 
 def refuse(constant):

@@ -9,7 +9,8 @@ the command's man page: the same long options, the same short ones, the
 same taking an argument; and GOption's usage line names the whole command
 ("wlanfairctl scan hold [OPTION...]"). Then the same options check for the
 daemons given on the command line (OPTIONS section only: their SYNOPSIS
-says [OPTIONS]).
+says [OPTIONS]), and the conventions every daemon shares: -V/--version,
+--check, -i meaning --interface and nothing else.
 Also: every wlanfairctl page has an EXIT STATUS section naming the usage
 status of src/cli/wlanfairctl.h.
 
@@ -372,6 +373,17 @@ def check_daemon(tap, exe, mandir):
     if not help_opts:
         problems.append("no option found in %s --help" % name)
     tap.check("%s --help = %s.8" % (name, name), problems)
+    # One set of conventions: -V/--version, --check, and -i only ever
+    # for --interface.
+    conv = []
+    if help_opts.get("version", (None,))[0] != "V":
+        conv.append("%s: no -V/--version" % name)
+    if "check" not in help_opts:
+        conv.append("%s: no --check" % name)
+    for long, (short, _) in sorted(help_opts.items()):
+        if short == "i" and long != "interface":
+            conv.append("%s: -i is --%s, not --interface" % (name, long))
+    tap.check("%s follows the option conventions" % name, conv)
 
 
 def usage_status(srcdir):

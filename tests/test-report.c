@@ -659,6 +659,26 @@ test_hmac_key_file (void)
       g_clear_error (&error);
     }
 
+  /* A FIFO without a writer: refused at once, not waited on in open(). */
+  {
+    g_autofree char *fifo = g_build_filename (dir, "fifo", NULL);
+    gint64 t0 = g_get_monotonic_time ();
+
+    g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+    k = wf_report_load_key (fifo, &error);
+    g_assert_null (k);
+    g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "not a regular file"));
+    g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
+    g_clear_error (&error);
+    g_unlink (fifo);
+  }
+  /* The machine id: bounded too. */
+  g_assert_null (wf_report_host_id ("/dev/zero", &error));
+  g_assert_cmpstr (error->message, ==,
+                   "/dev/zero: larger than 4096 bytes (the limit for a machine id file)");
+  g_clear_error (&error);
+
   for (const char *const *p = (const char *const[]) { good, ro, group, other, gw, shrt, NULL }; *p; p++)
     g_unlink (*p);
   g_rmdir (dir);

@@ -119,6 +119,54 @@ test_config_max_datagram (void)
   wf_reportd_config_clear (&c);
 }
 
+/* What GKeyFile took silently, interface names, and a file without
+ * end: each an error naming the file. */
+static void
+test_config_refused (void)
+{
+  static const struct {
+    const char *text, *message; /* after "PATH" */
+  } cases[] = {
+    { "[reportd]\ninterfaces=wl\xff" "an0\n",
+      ":2: [reportd] interfaces: the value is not valid UTF-8" },
+    { "[reportd]\nport=7455\nport=7456\n", ":3: [reportd] port: duplicate key (set it once)" },
+    { "[reportd]\nport[de]=7455\n", ":2: [reportd] port[de]: localized keys are not supported" },
+    { "[reportd]\n[tcp]\nport=7455\n",
+      ":3: key 'port' in unknown section [tcp] (only [reportd] is read)" },
+    { "[reportd]\ninterfaces=wlan0,wl\tx\n",
+      ": interfaces: interface name 'wl\\tx' holds a character Linux or wlanfair does not "
+      "allow (/, :, whitespace, control or non-ASCII)" },
+    { "[reportd]\ninterfaces=.\n", ": interfaces: interface name '.' is not a name" },
+    { "[reportd]\ninterfaces=wlan0,eth0 wlan0\n", ": interfaces: 'wlan0' is given twice" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  WfReportdConfig c;
+  int fd = g_file_open_tmp ("reportd-XXXXXX.conf", &path, &error);
+
+  g_assert_no_error (error);
+  close (fd);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *want = g_strconcat (path, cases[i].message, NULL);
+
+      g_assert_true (g_file_set_contents (path, cases[i].text, -1, NULL));
+      wf_reportd_config_init (&c);
+      g_assert_false (wf_reportd_config_load (&c, path, TRUE, &error));
+      g_assert_cmpstr (error->message, ==, want);
+      g_clear_error (&error);
+      wf_reportd_config_clear (&c);
+    }
+  g_assert_true (g_file_set_contents (path, "", 0, NULL));
+  g_assert_cmpint (truncate (path, (off_t) 1 << 30), ==, 0);
+  wf_reportd_config_init (&c);
+  g_assert_false (wf_reportd_config_load (&c, path, FALSE, &error));
+  g_assert_true (g_str_has_prefix (error->message, path));
+  g_assert_nonnull (strstr (error->message, "(the limit for a configuration file)"));
+  wf_reportd_config_clear (&c);
+  g_unlink (path);
+}
+
 /* dscp=: reports are marked CS6 by default (the voice access category on
  * every kernel, docs/reporter.md); names in any case or numbers; 0 turns
  * marking off; anything else is refused, naming the key and value. */
@@ -283,12 +331,59 @@ test_tiny_target_drops_lowest (void)
   g_assert_cmpuint (size, >, WF_REPORTD_MAX_DATAGRAM_MIN);
 }
 
+/* destination=: IPv6 takes brackets; a bare address that reads as well as
+ * ADDRESS:PORT is refused rather than guessed (::1:7480 is a valid
+ * address, ::0.1.116.128, the run sent there). */
+static void
+test_destination_ipv6 (void)
+{
+  struct {
+    const char *text;
+    const char *host; /* NULL: refused */
+    guint16     port;
+  } cases[] = {
+    { "[::1]:7480", "::1", 7480 },
+    { "[::1]", "::1", 7455 },
+    { "192.0.2.1:9000", "192.0.2.1", 9000 },
+    { "collector", "collector", 7455 },
+    { "fe80::1", "fe80::1", 7455 },
+    { "2001:db8:0:0:0:0:1:7455", "2001:db8:0:0:0:0:1:7455", 7455 },
+    { "::1:7480", NULL, 0 },
+    { "2001:db8::1:443", NULL, 0 },
+    { "fe80::1:2", NULL, 0 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *host = NULL;
+      guint16 port = 0;
+      gboolean ok = wf_reportd_parse_hostport (cases[i].text, 7455, &host, &port, &error);
+
+      g_test_message ("%s", cases[i].text);
+      if (!cases[i].host)
+        {
+          g_assert_false (ok);
+          g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+          /* The message shows the bracket form. */
+          g_assert_nonnull (strstr (error->message, "]:"));
+          continue;
+        }
+      g_assert_no_error (error);
+      g_assert_true (ok);
+      g_assert_cmpstr (host, ==, cases[i].host);
+      g_assert_cmpuint (port, ==, cases[i].port);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/reporter/reportd/config/max-datagram", test_config_max_datagram);
   g_test_add_func ("/reporter/reportd/config/dscp", test_config_dscp);
+  g_test_add_func ("/reporter/reportd/config/destination-ipv6", test_destination_ipv6);
+  g_test_add_func ("/reporter/reportd/config/refused", test_config_refused);
   g_test_add_func ("/reporter/reportd/datagram/default-keeps-flows", test_default_keeps_flows);
   g_test_add_func ("/reporter/reportd/datagram/tiny-target-drops-lowest", test_tiny_target_drops_lowest);
   return g_test_run ();

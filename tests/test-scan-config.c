@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wlanfair-error.h"
 #include "wlanfair-scan-config.h"
@@ -185,6 +186,53 @@ test_bad_values (Fixture *f, gconstpointer data)
   expect_bad (f, "[scan]\nmode=x\n", "scan.conf");
 }
 
+/* What GKeyFile took silently, in scan.conf and in a drop-in alike; and
+ * a drop-in without end. */
+static void
+test_raw_text (Fixture *f, gconstpointer data)
+{
+  static const struct {
+    const char *text, *message; /* after "PATH" */
+  } cases[] = {
+    { "[scan]\nmode=au\xfeto\n", ":2: [scan] mode: the value is not valid UTF-8" },
+    { "[scan]\nmode=off\nmode=auto\n", ":3: [scan] mode: duplicate key (set it once)" },
+    { "[scan]\nmode[fr]=off\n", ":2: [scan] mode[fr]: localized keys are not supported" },
+    { "[scan]\n[tcp]\nmode=off\n", ":3: key 'mode' in unknown section [tcp] (only [scan] is read)" },
+  };
+  g_autofree char *d = g_strconcat (f->conf, ".d", NULL);
+  g_autofree char *dropin = g_build_filename (d, "10-x.conf", NULL);
+  WfScanConfig c;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int in_dropin = 0; in_dropin < 2; in_dropin++)
+      {
+        const char *path = in_dropin ? dropin : f->conf;
+        g_autofree char *want = g_strconcat (path, cases[i].message, NULL);
+        g_autoptr(GError) error = NULL;
+
+        write_file (f->conf, in_dropin ? "[scan]\n" : cases[i].text);
+        if (in_dropin)
+          write_dropin (f, "10-x.conf", cases[i].text);
+        wf_scan_config_init_defaults (&c);
+        g_assert_false (wf_scan_config_load (&c, f->conf, TRUE, &error));
+        g_assert_cmpstr (error->message, ==, want);
+        g_unlink (dropin);
+      }
+
+  /* A 1 GB (sparse) drop-in. */
+  {
+    g_autoptr(GError) error = NULL;
+
+    write_file (f->conf, "[scan]\n");
+    write_dropin (f, "10-x.conf", "");
+    g_assert_cmpint (truncate (dropin, (off_t) 1 << 30), ==, 0);
+    wf_scan_config_init_defaults (&c);
+    g_assert_false (wf_scan_config_load (&c, f->conf, TRUE, &error));
+    g_assert_true (g_str_has_prefix (error->message, dropin));
+    g_assert_nonnull (strstr (error->message, "(the limit for a configuration file)"));
+  }
+}
+
 static void
 test_bad_dropin (Fixture *f, gconstpointer data)
 {
@@ -252,6 +300,7 @@ main (int argc, char **argv)
   g_test_add ("/scan/config/file-and-dropins", Fixture, NULL, fixture_set_up, test_file_and_dropins, fixture_tear_down);
   g_test_add ("/scan/config/textfile-dir", Fixture, NULL, fixture_set_up, test_textfile_dir, fixture_tear_down);
   g_test_add ("/scan/config/bad-values", Fixture, NULL, fixture_set_up, test_bad_values, fixture_tear_down);
+  g_test_add ("/scan/config/raw-text", Fixture, NULL, fixture_set_up, test_raw_text, fixture_tear_down);
   g_test_add ("/scan/config/bad-dropin", Fixture, NULL, fixture_set_up, test_bad_dropin, fixture_tear_down);
   g_test_add_func ("/scan/config/profile-keys", test_profile_keys);
   g_test_add_func ("/scan/config/check-profile-value", test_check_profile_value);

@@ -3,7 +3,9 @@
  * decoding of wpa_supplicant's quoted Properties values. */
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "wlanfair-scan-state.h"
 #include "wlanfair-scan-wpas.h"
@@ -18,7 +20,14 @@ test_round_trip (void)
   WfScanStateEntry *e;
   struct stat sb;
 
-  st = wf_scan_state_new (sub, &error);   /* creates the directory */
+  /* The directory is never created (the daemon makes its own alone). */
+  g_assert_null (wf_scan_state_new (sub, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, sub));
+  g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+  g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+  st = wf_scan_state_new (sub, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (wf_scan_state_entries (st)->len, ==, 0);
   g_assert_false (g_file_test (wf_scan_state_path (st), G_FILE_TEST_EXISTS));
@@ -56,6 +65,23 @@ test_round_trip (void)
   g_assert_false (g_file_test (wf_scan_state_path (st), G_FILE_TEST_EXISTS));
   wf_scan_state_free (st);
   g_rmdir (sub);
+  g_rmdir (dir);
+}
+
+/* A 1 GB (sparse) state file: refused by its size, naming the limit. */
+static void
+test_huge (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("wfs-state-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "bgscan.state", NULL);
+
+  g_assert_true (g_file_set_contents (path, "", 0, NULL));
+  g_assert_cmpint (truncate (path, (off_t) 1 << 30), ==, 0);
+  g_assert_null (wf_scan_state_new (dir, &error));
+  g_assert_true (g_str_has_prefix (error->message, path));
+  g_assert_nonnull (strstr (error->message, "(the limit for a state file)"));
+  g_unlink (path);
   g_rmdir (dir);
 }
 
@@ -103,6 +129,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/scan/state/round-trip", test_round_trip);
   g_test_add_func ("/scan/state/unwritable", test_unwritable);
+  g_test_add_func ("/scan/state/huge", test_huge);
   g_test_add_func ("/scan/wpas/unquote", test_unquote);
   return g_test_run ();
 }

@@ -8,6 +8,7 @@
 #include "wlanfair-ackloss-core.h"
 #include "wlanfair-error.h"
 #include "wlanfair-tcp-shared.h"
+#include "wlanfair-tcp-sysctl.h"
 #include "wlanfair-tcpd-config.h"
 
 static void
@@ -165,10 +166,87 @@ test_file (void)
   g_unlink (unknown);
 }
 
+/* What GKeyFile took silently (a non-UTF-8 value: dropped with three
+ * GLib-CRITICALs), interface names, and a file without end. */
+static void
+test_file_refused (void)
+{
+  static const struct {
+    const char *text, *message; /* after "PATH" */
+  } cases[] = {
+    { "[tcp]\ninterfaces=wl\xff" "an0\n", ":2: [tcp] interfaces: the value is not valid UTF-8" },
+    { "[tcp]\nthresh=2\nthresh=3\n", ":3: [tcp] thresh: duplicate key (set it once)" },
+    { "[tcp]\nthresh[de]=2\n", ":2: [tcp] thresh[de]: localized keys are not supported" },
+    { "[tcp]\n[apd]\nthresh=2\n", ":3: key 'thresh' in unknown section [apd] (only [tcp] is read)" },
+    { "[tcp]\ninterfaces=wlan0,bad/name\n",
+      ": interfaces: interface name 'bad/name' holds a character Linux or wlanfair does not "
+      "allow (/, :, whitespace, control or non-ASCII)" },
+    { "[tcp]\ninterfaces=wlan0 abcdefghijklmnop\n",
+      ": interfaces: interface name 'abcdefghijklmnop' is longer than 15 bytes" },
+  };
+  WfTcpdConfig c;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = write_conf (cases[i].text);
+      g_autofree char *want = g_strconcat (path, cases[i].message, NULL);
+      g_autoptr(GError) error = NULL;
+
+      wf_tcpd_config_init (&c);
+      g_assert_false (wf_tcpd_config_load (&c, path, TRUE, &error));
+      g_assert_cmpstr (error->message, ==, want);
+      wf_tcpd_config_clear (&c);
+      g_unlink (path);
+    }
+
+  /* A 1 GB (sparse) file and /dev/zero: the limit, at once. */
+  {
+    g_autofree char *path = write_conf ("");
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpint (truncate (path, (off_t) 1 << 30), ==, 0);
+    wf_tcpd_config_init (&c);
+    g_assert_false (wf_tcpd_config_load (&c, path, FALSE, &error));
+    g_assert_true (g_str_has_prefix (error->message, path));
+    g_assert_nonnull (strstr (error->message, "(the limit for a configuration file)"));
+    g_clear_error (&error);
+    g_assert_false (wf_tcpd_config_load (&c, "/dev/zero", FALSE, &error));
+    g_assert_true (g_str_has_prefix (error->message, "/dev/zero: larger than"));
+    wf_tcpd_config_clear (&c);
+    g_unlink (path);
+  }
+
+  /* The sysctl state file of a crashed daemon: the same bound. */
+  {
+    g_autoptr(GError) error = NULL;
+    static const char * const ours[] = { "ackloss_cubic", NULL };
+
+    g_assert_false (wf_tcp_sysctl_recover ("/dev/zero", ours, &error));
+    g_assert_nonnull (error);
+    g_assert_cmpstr (error->message, ==, "/dev/zero: larger than 4194304 bytes "
+                                         "(the limit for a state file)");
+  }
+
+  /* Accepted: the list, its separators and empty parts. */
+  {
+    g_autofree char *path = write_conf ("[tcp]\ninterfaces = wlan0, wlp2s0;;\n");
+    g_autoptr(GError) error = NULL;
+
+    wf_tcpd_config_init (&c);
+    g_assert_true (wf_tcpd_config_load (&c, path, TRUE, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_strv_length (c.interfaces), ==, 2);
+    g_assert_cmpstr (c.interfaces[1], ==, "wlp2s0");
+    wf_tcpd_config_clear (&c);
+    g_unlink (path);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tcpd-config/file-refused", test_file_refused);
   g_test_add_func ("/tcpd-config/defaults", test_defaults);
   g_test_add_func ("/tcpd-config/keys", test_keys);
   g_test_add_func ("/tcpd-config/values-stored", test_values_stored);

@@ -14,6 +14,15 @@ import tempfile
 import time
 import unittest
 
+# The programs these tests start run with GLib criticals fatal, as
+# meson's test_env sets, also when a test is run by hand: a GLib-CRITICAL
+# reached from any input fails the test. Not fatal-warnings: the daemons
+# log operational problems (a station gone, a textfile not written) with
+# g_warning().
+_g_debug = [f for f in os.environ.get("G_DEBUG", "").split(",") if f]
+if "fatal-criticals" not in _g_debug:
+    os.environ["G_DEBUG"] = ",".join(_g_debug + ["fatal-criticals"])
+
 APD = os.environ.get("WLANFAIR_APD", "build/apd/wlanfair-apd")
 
 
@@ -30,6 +39,8 @@ class ApdDaemonTest(unittest.TestCase):
         self.dir = self.tmp.name
         self.status = os.path.join(self.dir, "run", "status.json")
         self.state = os.path.join(self.dir, "run", "state")
+        # Named directories are never created (wlanfair-file.h).
+        os.mkdir(os.path.join(self.dir, "run"))
         self.prom = os.path.join(self.dir, "prom")
         os.mkdir(self.prom)
         self.conf = os.path.join(self.dir, "apd.conf")
@@ -296,6 +307,7 @@ class ApdDaemonTest(unittest.TestCase):
                 self.skipTest("a kernel without CAP_BPF")
         os.chmod(self.dir, 0o777)
         os.chmod(self.prom, 0o777)
+        os.chmod(os.path.dirname(self.state), 0o777)
         unit = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                 "--inh-caps=+net_admin,+net_raw,+bpf",
                 "--ambient-caps=+net_admin,+net_raw,+bpf"]

@@ -11,10 +11,17 @@ G_BEGIN_DECLS
 
 /* Writes `text` as DIR/NAME atomically (temporary file in the same
  * directory, then rename) so that the collector never reads half; mode
- * 0644 whatever the umask, so that node_exporter's user can read it. */
+ * 0644 whatever the umask, so that node_exporter's user can read it.
+ * DIR/NAME may replace a regular file alone (wf_file_write()). */
 gboolean wf_textfile_write (const char *dir,
                             const char *name,
                             const char *text,
+                            GError    **error);
+
+/* What --check runs: DIR exists (never created) and DIR/NAME may be
+ * written by wf_textfile_write(). */
+gboolean wf_textfile_check (const char *dir,
+                            const char *name,
                             GError    **error);
 
 /* The exposition format's pieces every textfile of ours writes. */

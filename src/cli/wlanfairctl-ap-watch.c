@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "wlanfair-output.h"
+#include "wlanfair-text.h"
 #include "wlanfairctl-ap.h"
 #include "wlanfairctl-term.h"
 #include "wlanfairctl.h"
@@ -26,7 +27,12 @@ render_screen (const char *path, guint width, GString *out, WfApLoad *result,
   if (*result == WF_AP_LOAD_OK)
     wf_ap_status_render (st, now, width, out);
   else
-    g_string_append_printf (out, "%s\n", *message);
+    {
+      /* It may quote the file. */
+      g_autofree char *shown = wf_text_escape (*message);
+
+      g_string_append_printf (out, "%s\n", shown);
+    }
 }
 
 int

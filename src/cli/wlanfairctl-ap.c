@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "wlanfair-json.h"
+#include "wlanfair-readfile.h"
+#include "wlanfair-report-text.h"
+#include "wlanfair-text.h"
 #include "wlanfairctl-ap.h"
 #include "wlanfairctl.h"
 
@@ -112,10 +115,11 @@ wf_ap_status_load (const char *path, gint64 now_us, WfApStatus **out, char **mes
   JsonNode *root;
   JsonObject *o;
   const char *bad;
+  const char *prescan_why = NULL;
   WfApStatus *st;
 
   *out = NULL;
-  if (!g_file_get_contents (path, &text, &len, &error))
+  if (!wf_readfile_bounded (path, WF_READFILE_STATE_MAX, "a status file", &text, &len, &error))
     {
       if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         {
@@ -123,8 +127,25 @@ wf_ap_status_load (const char *path, gint64 now_us, WfApStatus **out, char **mes
                                       "writing elsewhere: --status FILE)", path);
           return WF_AP_LOAD_MISSING;
         }
-      /* GLib's message names the file already. */
+      /* The message names the file already. */
       *message = g_strdup (error->message);
+      return WF_AP_LOAD_INVALID;
+    }
+  /* json-glib 1.6 leaks on malformed text (two roots, for one: found by
+   * fuzzing, tests/fuzz/README.md) and `ap watch` reads the file every
+   * few seconds: only well-formed JSON reaches it. */
+  switch (wf_report_prescan (text, len, &prescan_why))
+    {
+    case WF_REPORT_OK:
+      break;
+    case WF_REPORT_REJECT_NOT_OBJECT:
+      *message = g_strdup_printf ("%s: not a wlanfair-apd status (no JSON object)", path);
+      return WF_AP_LOAD_INVALID;
+    default:
+      if (g_strstrip (text)[0] == '\0')
+        *message = g_strdup_printf ("%s: not a wlanfair-apd status (no JSON object)", path);
+      else
+        *message = g_strdup_printf ("%s: not valid JSON (%s)", path, prescan_why);
       return WF_AP_LOAD_INVALID;
     }
   if (!json_parser_load_from_data (parser, text, (gssize) len, &error))
@@ -175,28 +196,15 @@ wf_ap_status_load (const char *path, gint64 now_us, WfApStatus **out, char **mes
 /* ---- rendering ----------------------------------------------------------- */
 
 /* Strings come from the file, host names from the stations' reports:
- * valid UTF-8 without control characters (no escape reaches the
- * terminal); "-" for nothing. */
+ * escaped (wf_text_escape(): no control, bidi or invalid byte reaches
+ * the terminal); "-" for nothing. Cells and lines are then measured and
+ * cut as escaped text (WF_TEXT_ESCAPED). */
 static char *
 clean (const char *s)
 {
-  g_autofree char *valid = NULL;
-  GString *out;
-
   if (s == NULL || *s == '\0')
     return g_strdup ("-");
-  valid = g_utf8_make_valid (s, -1);
-  out = g_string_new (NULL);
-  for (const char *p = valid; *p; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (g_unichar_iscntrl (c))
-        g_string_append_c (out, '?');
-      else
-        g_string_append_unichar (out, c);
-    }
-  return g_string_free (out, FALSE);
+  return wf_text_escape (s);
 }
 
 static char *
@@ -347,18 +355,14 @@ station_row (JsonObject *sta)
   return row;
 }
 
-/* Appends `text` cut at `width` characters (0: whole). */
+/* Appends `text` cut at `width` columns (0: whole). */
 static void
 put_line (GString *out, guint width, const char *text)
 {
-  if (width > 0 && (guint) g_utf8_strlen (text, -1) > width)
-    {
-      g_autofree char *cut = g_utf8_substring (text, 0, width);
+  g_autofree char *shown = wf_text_fit (text, width > 0 ? width : G_MAXSIZE,
+                                        WF_TEXT_CUT | WF_TEXT_ESCAPED);
 
-      g_string_append (out, cut);
-    }
-  else
-    g_string_append (out, text);
+  g_string_append (out, shown);
   g_string_append_c (out, '\n');
 }
 
@@ -367,7 +371,7 @@ put_cells (GString *line, char **cells, const guint *widths)
 {
   for (int c = 0; c < N_COLS; c++)
     {
-      int pad = (int) widths[c] - (int) g_utf8_strlen (cells[c], -1);
+      int pad = (int) widths[c] - (int) wf_text_width (cells[c], WF_TEXT_ESCAPED);
 
       if (c > 0)
         g_string_append (line, "  ");
@@ -394,7 +398,7 @@ render_table (JsonArray *stations, guint width, GString *out)
       char **row = station_row (json_array_get_object_element (stations, i));
 
       for (int c = 0; c < N_COLS; c++)
-        widths[c] = MAX (widths[c], (guint) g_utf8_strlen (row[c], -1));
+        widths[c] = MAX (widths[c], (guint) wf_text_width (row[c], WF_TEXT_ESCAPED));
       g_ptr_array_add (rows, row);
     }
 

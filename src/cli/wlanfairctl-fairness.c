@@ -12,7 +12,9 @@
 #include "wlanfair-chart.h"
 #include "wlanfair-error.h"
 #include "wlanfair-fairness.h"
+#include "wlanfair-file.h"
 #include "wlanfair-number.h"
+#include "wlanfair-readfile.h"
 #include "wlanfair-series.h"
 #include "wlanfair-swm.h"
 #include "wlanfairctl.h"
@@ -194,13 +196,10 @@ load_series (const char *path, GError **error)
   if (!g_str_equal (path, "-"))
     return wf_series_new_from_file (path, error);
 
-  {
-    g_autoptr(GIOChannel) in = g_io_channel_unix_new (STDIN_FILENO);
-
-    if (g_io_channel_set_encoding (in, NULL, error) != G_IO_STATUS_NORMAL ||
-        g_io_channel_read_to_end (in, &data, &length, error) != G_IO_STATUS_NORMAL)
-      return NULL;
-  }
+  /* The same limit as a file's: `< /dev/zero` ends too. */
+  if (!wf_readfile_bounded_fd (STDIN_FILENO, "<stdin>", WF_READFILE_SERIES_MAX, "a series",
+                               &data, &length, error))
+    return NULL;
   return wf_series_new_from_data (data, length, "<stdin>", error);
 }
 
@@ -331,58 +330,6 @@ plot_series (const WfSeries *series, const char *display, const GArray *windows,
   return wf_chart_render_svg (charts, G_N_ELEMENTS (charts), title);
 }
 
-/* PATH whole or not at all: a temporary file beside it, renamed over it,
- * so a full disk or a kill never leaves half a picture. */
-static gboolean
-write_atomically (const char *path, const char *text, GError **error)
-{
-  g_autofree char *display = g_filename_display_name (path);
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *tmp_name = g_strdup_printf (".%s.XXXXXX", base);
-  g_autofree char *tmp = g_build_filename (dir, tmp_name, NULL);
-  gsize len = strlen (text), done = 0;
-  int fd, saved;
-
-  /* 0666 less the umask, as any file the user creates. */
-  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);
-  if (fd < 0)
-    {
-      saved = errno;
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "cannot write %s: %s",
-                   display, g_strerror (saved));
-      return FALSE;
-    }
-  while (done < len)
-    {
-      gssize n = write (fd, text + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        goto fail;
-      done += n;
-    }
-  if (fsync (fd) < 0 || close (fd) < 0)
-    {
-      fd = -1;
-      goto fail;
-    }
-  fd = -1;
-  if (g_rename (tmp, path) < 0)
-    goto fail;
-  return TRUE;
-
-fail:
-  saved = errno;
-  if (fd >= 0)
-    close (fd);
-  g_unlink (tmp);
-  g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "cannot write %s: %s",
-               display, g_strerror (saved));
-  return FALSE;
-}
-
 static int
 run_series (Options *o)
 {
@@ -400,6 +347,9 @@ run_series (Options *o)
   double t0, t1, run_jain = 0, run_tradeoff = 0;
   guint run_n;
 
+  /* A target that would be refused is said before any work. */
+  if (o->plot_arg && !wf_file_check (o->plot_arg, &error))
+    return wf_cli_fail ("--plot: %s", error->message);
   series = load_series (o->series_arg, &error);
   if (series == NULL)
     return wf_cli_fail ("%s", error->message);
@@ -424,7 +374,9 @@ run_series (Options *o)
     {
       g_autofree char *svg = plot_series (series, display, o->windows, results);
 
-      if (!write_atomically (o->plot_arg, svg, &error))
+      /* Whole or not at all, replacing a regular file alone
+       * (wlanfair-file.h); 0666 less the umask, as any file the user makes. */
+      if (!wf_file_write (o->plot_arg, svg, strlen (svg), 0666, WF_FILE_DURABLE, &error))
         return wf_cli_fail ("%s", error->message);
     }
 

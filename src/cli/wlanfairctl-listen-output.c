@@ -10,6 +10,7 @@
 #include "wlanfair-fairness.h"
 #include "wlanfair-output.h"
 #include "wlanfair-report.h"
+#include "wlanfair-text.h"
 #include "wlanfairctl.h"
 #include "wlanfairctl-listen.h"
 
@@ -298,15 +299,6 @@ format_bps (gboolean have, double v)
   return g_strdup_printf (v < 10 && u > 0 ? "%.2f%s" : "%.1f%s", v, units[u]);
 }
 
-/* At most `width` characters of a validated (UTF-8, no control) string. */
-static char *
-clip (const char *s, glong width)
-{
-  if (g_utf8_strlen (s, -1) <= width)
-    return g_strdup (s);
-  return g_utf8_substring (s, 0, width);
-}
-
 static void
 print_table_text (Listen *l, GPtrArray *rows, const Fairness *f, gint64 now_mono)
 {
@@ -329,7 +321,8 @@ print_table_text (Listen *l, GPtrArray *rows, const Fairness *f, gint64 now_mono
       double rx = 0, tx = 0, sel;
       gboolean have = row_goodput (l, r, &rx, &tx, &sel), any_scans;
       guint64 scans = scan_total (v, &any_scans);
-      g_autofree char *name = clip (v->hostname ? v->hostname : v->host, 16);
+      /* The sender chose its hostname: escaped, cut to 16 columns. */
+      g_autofree char *name = wf_text_fit (v->hostname ? v->hostname : v->host, 16, WF_TEXT_LEFT);
       g_autofree char *grx = format_bps (have, rx), *gtx = format_bps (have, tx);
       g_autofree char *sig = w && w->has_signal ? g_strdup_printf ("%d", w->signal_dbm) : g_strdup ("-");
       g_autofree char *mcs = w && w->has_tx_rate && w->tx_rate.has_mcs
@@ -337,10 +330,9 @@ print_table_text (Listen *l, GPtrArray *rows, const Fairness *f, gint64 now_mono
       g_autofree char *rate = format_bps (w && w->has_tx_rate && w->tx_rate.has_bitrate,
                                           w ? w->tx_rate.bitrate_kbps * 1000.0 : 0);
       g_autofree char *sc = any_scans ? g_strdup_printf ("%" G_GUINT64_FORMAT, scans) : g_strdup ("-");
-      int pad = 16 - (int) g_utf8_strlen (name, -1);
 
-      g_string_append_printf (out, "%s%*s %-22s %9s %9s %7s %4s %8s %6s %5.1fs%s\n",
-                              name, pad, "", r->from, grx, gtx, sig, mcs, rate, sc,
+      g_string_append_printf (out, "%s %-22s %9s %9s %7s %4s %8s %6s %5.1fs%s\n",
+                              name, r->from, grx, gtx, sig, mcs, rate, sc,
                               (double) (now_mono - r->seen_mono) / G_USEC_PER_SEC,
                               v->authenticated ? "" : " !");
     }

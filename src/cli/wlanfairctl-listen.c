@@ -19,6 +19,7 @@
 #include "wlanfair-number.h"
 #include "wlanfair-report.h"
 #include "wlanfair-report-socket.h"
+#include "wlanfair-text.h"
 #include "wlanfairctl.h"
 #include "wlanfairctl-listen.h"
 
@@ -77,10 +78,14 @@ validate (Listen *l)
     return wf_cli_usage_error ("--expire: %d is not 1..1000 intervals", l->expire);
   if (l->max_hosts < 1 || l->max_hosts > 1000000)
     return wf_cli_usage_error ("--max-hosts: %d is not 1..1000000", l->max_hosts);
-  if (l->count < 0)
-    return wf_cli_usage_error ("--count: %d is negative", l->count);
+  /* Unset (G_MININT): no limit. Given, it must end: 0 would mean "never". */
+  if (l->count != G_MININT && l->count <= 0)
+    return wf_cli_usage_error ("--count: %d is not 1 or more (leave it out to run until "
+                               "interrupted)", l->count);
   if (l->once && l->count > 0)
     return wf_cli_usage_error ("--once and --count exclude each other");
+  if (l->count == G_MININT)
+    l->count = 0;
   if (l->once)
     l->count = 1;
   if (l->direction_arg == NULL || g_str_equal (l->direction_arg, "total"))
@@ -149,13 +154,9 @@ reject (Listen *l, WfReportReject reason, const char *from, gsize size, const ch
   lim->in_period++;
 
   {
-    /* Parser messages may quote a byte of the datagram: no control
-     * characters to the terminal. */
-    g_autofree char *safe = g_strdup (detail);
-
-    for (char *p = safe; *p; p++)
-      if ((guchar) *p < 0x20 || *p == 0x7f)
-        *p = '?';
+    /* Parser messages may quote the datagram: no control, bidi or
+     * invalid byte to the terminal (their own escapes stay as they are). */
+    g_autofree char *safe = wf_text_fit (detail, G_MAXSIZE, WF_TEXT_CUT | WF_TEXT_ESCAPED);
     g_printerr ("%s: rejected %" G_GSIZE_FORMAT " bytes from %s: %s",
                 g_get_prgname (), size, from, safe);
   }
@@ -284,7 +285,7 @@ wf_cli_listen (int argc, char **argv)
 {
   Listen l = {
     .port = WF_REPORT_PORT, .expire = 5, .max_hosts = WF_REPORT_REPLAY_MAX_HOSTS,
-    .alpha = 1.0, .window = 30,
+    .alpha = 1.0, .window = 30, .count = G_MININT,
   };
   g_autofree char *help = g_strdup_printf (
     "Receives wlanfair reports (UDP port %d by default, IPv4 and IPv6) and shows\n"

@@ -11,6 +11,7 @@
 #include <NetworkManager.h>
 
 #include "wlanfair-scan-config.h"
+#include "wlanfair-text.h"
 #include "wlanfairctl-scan.h"
 #include "wlanfairctl.h"
 
@@ -301,26 +302,39 @@ wf_cli_scan_get (int argc, char **argv)
           if (only)
             {
               if (!json)
-                g_printerr ("%s: %s is not set in '%s' (the global value applies)\n",
-                            g_get_prgname (), full,
-                            nm_connection_get_id (NM_CONNECTION (remote)));
+                {
+                  g_autofree char *id = wf_text_escape (nm_connection_get_id (NM_CONNECTION (remote)));
+
+                  g_printerr ("%s: %s is not set in '%s' (the global value applies)\n",
+                              g_get_prgname (), full, id);
+                }
               result = WF_EXIT_FAILURE;
             }
           continue;
         }
       /* A hand-edited keyfile may hold a value the daemon will ignore. */
       if (!wf_scan_config_check_profile_value (full, value, &error))
-        g_printerr ("%s: warning: %s (wlanfair-scand uses the global value)\n",
-                    g_get_prgname (), error->message);
+        {
+          g_autofree char *why = wf_text_escape (error->message);
+
+          g_printerr ("%s: warning: %s (wlanfair-scand uses the global value)\n",
+                      g_get_prgname (), why);
+        }
       if (json)
         {
           json_builder_set_member_name (b, full + strlen (PREFIX));
           json_builder_add_string_value (b, value);
         }
-      else if (only)
-        printf ("%s\n", value);
       else
-        printf ("%s=%s\n", full, value);
+        {
+          /* A profile's value is whatever a keyfile or nmcli put there. */
+          g_autofree char *shown = wf_text_escape (value);
+
+          if (only)
+            printf ("%s\n", shown);
+          else
+            printf ("%s=%s\n", full, shown);
+        }
     }
   /* A wlanfair.scan.* key the daemon does not know (a typo in a keyfile)
    * is shown too: it is in the profile, and it is ignored. */
@@ -341,7 +355,12 @@ wf_cli_scan_get (int argc, char **argv)
               json_builder_add_string_value (b, nm_setting_user_get_data (user, keys[i]));
             }
           else
-            printf ("%s=%s\n", keys[i], nm_setting_user_get_data (user, keys[i]));
+            {
+              g_autofree char *k = wf_text_escape (keys[i]);
+              g_autofree char *v = wf_text_escape (nm_setting_user_get_data (user, keys[i]));
+
+              printf ("%s=%s\n", k, v);
+            }
         }
     }
   if (json)

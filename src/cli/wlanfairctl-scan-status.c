@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "wlanfair-text.h"
 #include "wlanfairctl-scan-bus.h"
 #include "wlanfairctl-scan.h"
 #include "wlanfairctl.h"
@@ -205,9 +206,22 @@ format_since (gint64 us)
   return g_strdup_printf ("%s (%" G_GINT64_FORMAT " h ago)", hms, ago / 3600);
 }
 
+/* S escaped for the terminal (the daemon relays NetworkManager's and
+ * wpa_supplicant's strings, and a hold's reason is anyone's), kept in
+ * KEEP until the caller prints it. NULL stays NULL. */
+static const char *
+esc (GPtrArray *keep, const char *s)
+{
+  if (!s)
+    return NULL;
+  g_ptr_array_add (keep, wf_text_escape (s));
+  return g_ptr_array_index (keep, keep->len - 1);
+}
+
 static void
 print_counts (const char *label, GVariant *props, const char *name)
 {
+  g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GVariant) v = g_variant_lookup_value (props, name, G_VARIANT_TYPE ("a{su}"));
   GVariantIter it;
   const char *k;
@@ -220,7 +234,7 @@ print_counts (const char *label, GVariant *props, const char *name)
   g_variant_iter_init (&it, v);
   while (g_variant_iter_next (&it, "{&su}", &k, &n))
     {
-      printf ("%s%s %u", first ? "" : ", ", k, n);
+      printf ("%s%s %u", first ? "" : ", ", esc (keep, k), n);
       first = FALSE;
     }
   printf ("%s\n", first ? "none" : "");
@@ -229,19 +243,23 @@ print_counts (const char *label, GVariant *props, const char *name)
 static void
 print_quoted (const char *label, const char *value)
 {
+  g_autofree char *shown = NULL;
+
   if (!value)
     return;
-  printf ("  %-11s\"%s\"\n", label, value);
+  shown = wf_text_escape (value);
+  printf ("  %-11s\"%s\"\n", label, shown);
 }
 
 static void
 device_text (const char *path, GVariant *props)
 {
-  const char *iface = lookup_s (props, "Interface");
-  const char *conn = lookup_s (props, "Connection");
-  const char *mode = lookup_s (props, "Mode");
-  const char *policy = lookup_s (props, "Policy");
-  const char *reason = lookup_s (props, "Reason");
+  g_autoptr(GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
+  const char *iface = esc (keep, lookup_s (props, "Interface"));
+  const char *conn = esc (keep, lookup_s (props, "Connection"));
+  const char *mode = esc (keep, lookup_s (props, "Mode"));
+  const char *policy = esc (keep, lookup_s (props, "Policy"));
+  const char *reason = esc (keep, lookup_s (props, "Reason"));
   gboolean suppressing = FALSE, have_supp;
   gint64 since = 0;
   gint32 signal = 0, floor = 0;
@@ -249,9 +267,9 @@ device_text (const char *path, GVariant *props)
   g_autoptr(GVariant) recent = g_variant_lookup_value (props, "RecentScans",
                                                        G_VARIANT_TYPE ("a(xssu)"));
 
-  const char *supplicant = lookup_s (props, "SupplicantState");
+  const char *supplicant = esc (keep, lookup_s (props, "SupplicantState"));
 
-  printf ("%s", iface ? iface : path);
+  printf ("%s", iface ? iface : esc (keep, path));
   if (conn && *conn)
     printf (" (connection \"%s\")", conn);
   if (supplicant && *supplicant)
@@ -310,7 +328,10 @@ device_text (const char *path, GVariant *props)
         {
           g_autofree char *when = format_since (t);
 
-          printf ("    %s  %-11s %-8s %u ms\n", when, kind, outcome, ms);
+          g_autofree char *k = wf_text_fit (kind, 11, WF_TEXT_KEEP);
+          g_autofree char *o = wf_text_fit (outcome, 8, WF_TEXT_KEEP);
+
+          printf ("    %s  %s %s %u ms\n", when, k, o, ms);
         }
     }
 }
@@ -363,8 +384,9 @@ holds_text (GVariant *holds)
   while (g_variant_iter_next (&it, "(u&s&sx)", &cookie, &owner, &reason, &since))
     {
       g_autofree char *when = format_since (since);
+      g_autofree char *o = wf_text_escape (owner), *r = wf_text_escape (reason);
 
-      printf ("  %u by %s since %s: %s\n", cookie, owner, when, reason);
+      printf ("  %u by %s since %s: %s\n", cookie, o, when, r);
     }
 }
 

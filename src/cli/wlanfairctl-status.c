@@ -11,6 +11,7 @@
 #include "wlanfair-json.h"
 #include "wlanfair-localreport.h"
 #include "wlanfair-number.h"
+#include "wlanfair-text.h"
 #include "wlanfairctl-report.h"
 #include "wlanfairctl.h"
 
@@ -104,17 +105,28 @@ line (GString *out, guint width, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 static void
 line (GString *out, guint width, const char *fmt, ...)
 {
-  g_autofree char *text = NULL;
+  g_autofree char *text = NULL, *shown = NULL;
   va_list ap;
 
   va_start (ap, fmt);
   text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
-  /* Long lines would wrap and scroll a live view: cut them. */
-  if (width > 0 && strlen (text) > width)
-    text[width] = '\0';
-  g_string_append (out, text);
+  /* The report's strings (SSIDs from the air, names, errors) reach the
+   * terminal escaped; long lines would wrap and scroll a live view: cut
+   * them, by columns. */
+  shown = width > 0 ? wf_text_fit (text, width, WF_TEXT_CUT) : wf_text_escape (text);
+  g_string_append (out, shown);
   g_string_append_c (out, '\n');
+}
+
+/* RAW padded to COLUMNS as line() will show it (escaped, wide characters
+ * two columns): printf's "%-12s" counts bytes. */
+static char *
+cell (const char *raw, guint columns)
+{
+  gsize w = wf_text_width (raw, 0);
+
+  return g_strdup_printf ("%s%*s", raw, w < columns ? (int) (columns - w) : 0, "");
 }
 
 static void
@@ -242,10 +254,12 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
   for (guint i = 0; ifs && i < json_array_get_length (ifs); i++)
     {
       JsonObject *o = json_array_get_object_element (ifs, i);
+      g_autofree char *name = NULL;
 
       if (o == NULL)
         continue;
-      line (out, width, "%-12s %-4s %-4s %9s %9s %9s %9s %9s %9s", wf_json_string (o, "name", "?"),
+      name = cell (wf_json_string (o, "name", "?"), 12);
+      line (out, width, "%s %-4s %-4s %9s %9s %9s %9s %9s %9s", name,
             json_object_get_boolean_member_with_default (o, "wifi", FALSE) ? "yes" : "no",
             json_object_get_boolean_member_with_default (o, "up", FALSE) ? "up" : "down",
             rate (o, "rx_bps", b1), rate (o, "tx_bps", b2), rate (o, "rx_pps", b3),
@@ -277,17 +291,20 @@ wf_cli_report_render (JsonObject *r, WfCliReportSource *src, guint width, guint 
           JsonObject *f = json_array_get_object_element (flows, i);
           double rtt = -1, cwnd = -1, retr = -1;
           char rtt_s[16] = "-", cwnd_s[16] = "-", retr_s[16] = "-";
+          g_autofree char *fif = NULL, *fcc = NULL;
 
           if (f == NULL)
             continue;
+          fif = cell (wf_json_string (f, "iface", "-"), 8);
+          fcc = cell (wf_json_string (f, "cc", "-"), 7);
           if (wf_json_number (f, "rtt_us", &rtt))
             g_snprintf (rtt_s, sizeof rtt_s, "%.1f", rtt / 1000);
           if (wf_json_number (f, "cwnd", &cwnd))
             g_snprintf (cwnd_s, sizeof cwnd_s, "%.0f", cwnd);
           if (wf_json_number (f, "total_retrans", &retr))
             g_snprintf (retr_s, sizeof retr_s, "%.0f", retr);
-          line (out, width, "%-24s %-24s %-8s %-7s %7s %5s %5s %9s %9s", wf_json_string (f, "src", "?"),
-                wf_json_string (f, "dst", "?"), wf_json_string (f, "iface", "-"), wf_json_string (f, "cc", "-"), rtt_s, cwnd_s,
+          line (out, width, "%-24s %-24s %s %s %7s %5s %5s %9s %9s", wf_json_string (f, "src", "?"),
+                wf_json_string (f, "dst", "?"), fif, fcc, rtt_s, cwnd_s,
                 retr_s, rate (f, "goodput_tx_bps", b1), rate (f, "goodput_rx_bps", b2));
         }
     }
@@ -349,6 +366,8 @@ wf_cli_status (int argc, char **argv)
     return rc;
   if (argc > 1)
     return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
+  if ((rc = wf_cli_check_interfaces (interfaces)) != WF_EXIT_OK)
+    return rc;
   if ((rc = wf_cli_report_source_set_interval (&src, interval)) != WF_EXIT_OK)
     return rc;
   if (top < 0 || top > 100)

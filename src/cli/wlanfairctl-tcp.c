@@ -9,6 +9,7 @@
 #include "wlanfair-sockdiag.h"
 #include "wlanfair-sysctl.h"
 #include "wlanfair-tcpstatus.h"
+#include "wlanfair-text.h"
 #include "wlanfairctl.h"
 
 #define STATUS_FILE WF_TCPSTATUS_FILE
@@ -118,14 +119,22 @@ print_table (JsonObject *status, WfTcpstatusRefresh how, const char *def,
       g_autoptr(GList) names = reg ? json_object_get_members (reg) : NULL;
       double qdelay;
 
-      printf ("scope        %s (cc %s)\n",
-              json_object_get_string_member_with_default (status, "scope", "?"),
-              json_object_get_string_member_with_default (status, "cc", "?"));
+      g_autofree char *scope = NULL, *cc = NULL, *registration = NULL, *reduction = NULL;
+
+      /* The status file's strings are shown escaped: whoever could write
+       * it must not reach the terminal. */
+      scope = wf_text_escape (json_object_get_string_member_with_default (status, "scope", "?"));
+      cc = wf_text_escape (json_object_get_string_member_with_default (status, "cc", "?"));
+      registration = wf_text_escape (json_object_get_string_member_with_default (status,
+                                                                                 "registration", "?"));
+      /* No key: a daemon older than the setting, which always halved. */
+      reduction = wf_text_escape (json_object_get_string_member_with_default (status, "reduction",
+                                                                              "halve"));
+      printf ("scope        %s (cc %s)\n", scope, cc);
       printf ("parameters   thresh %" G_GINT64_FORMAT ", beta %g\n",
               json_object_get_int_member_with_default (status, "thresh", 0),
               json_object_get_double_member_with_default (status, "beta", 0));
-      printf ("registration %s\n",
-              json_object_get_string_member_with_default (status, "registration", "?"));
+      printf ("registration %s\n", registration);
       printf ("confirm      %" G_GINT64_FORMAT " lost ACK(s) in the waiting round, or %g %% of ACKs\n",
               json_object_get_int_member_with_default (status, "confirm", 0),
               json_object_get_double_member_with_default (status, "confirm_rate", 0));
@@ -134,20 +143,25 @@ print_table (JsonObject *status, WfTcpstatusRefresh how, const char *def,
         printf ("queue delay  halve only %g ms or more above the minimum RTT\n", qdelay);
       else
         printf ("queue delay  not required (gate off)\n");
-      /* No key: a daemon older than the setting, which always halved. */
-      printf ("reduction    %s\n",
-              json_object_get_string_member_with_default (status, "reduction", "halve"));
+      printf ("reduction    %s\n", reduction);
       print_counters_age (status, how);
       printf ("\n%-14s %10s %10s %8s  %s\n", "cc", "acks", "ack_losses", "halvings",
               "suppressed: data_loss reorder unconfirmed fallback no_queue");
       for (GList *l = names; l; l = l->next)
         {
           JsonObject *c = json_object_get_object_member (reg, l->data);
+          g_autofree char *name = wf_text_fit (l->data, 14, WF_TEXT_KEEP);
 
-          printf ("%-14s %10" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %8" G_GINT64_FORMAT
+          /* Validated: all counters or none (the daemon read none yet). */
+          if (json_object_get_size (c) == 0)
+            {
+              printf ("%s (no counters read yet)\n", name);
+              continue;
+            }
+          printf ("%s %10" G_GINT64_FORMAT " %10" G_GINT64_FORMAT " %8" G_GINT64_FORMAT
                   "  %21" G_GINT64_FORMAT " %7" G_GINT64_FORMAT " %11" G_GINT64_FORMAT
                   " %8" G_GINT64_FORMAT " %8" G_GINT64_FORMAT "\n",
-                  (const char *) l->data,
+                  name,
                   json_object_get_int_member_with_default (c, "acks", 0),
                   json_object_get_int_member_with_default (c, "ack_losses", 0),
                   json_object_get_int_member_with_default (c, "halvings", 0),
@@ -163,15 +177,16 @@ print_table (JsonObject *status, WfTcpstatusRefresh how, const char *def,
           gint64 ss = json_object_get_int_member_with_default (c, "repaired_ssthresh", 0);
           gint64 cw = json_object_get_int_member_with_default (c, "repaired_cwnd", 0);
           gint64 dr = json_object_get_int_member_with_default (c, "drained", 0);
+          g_autofree char *name = wf_text_fit (l->data, 14, WF_TEXT_KEEP);
 
           if (dr > 0)
-            printf ("%-14s of the halvings, %" G_GINT64_FORMAT " drained below half\n",
-                    (const char *) l->data, dr);
+            printf ("%s of the halvings, %" G_GINT64_FORMAT " drained below half\n",
+                    name, dr);
           /* Only where it happened: a kernel that skips callbacks (6.18). */
           if (ss > 0 || cw > 0)
-            printf ("%-14s repaired after skipped kernel callbacks: ssthresh %" G_GINT64_FORMAT
+            printf ("%s repaired after skipped kernel callbacks: ssthresh %" G_GINT64_FORMAT
                     ", cwnd %" G_GINT64_FORMAT "\n",
-                    (const char *) l->data, ss, cw);
+                    name, ss, cw);
         }
       printf ("\n");
     }
@@ -224,7 +239,10 @@ tcp_status (int argc, char **argv)
   /* The daemon rewrites its file only when the counters changed, and
    * compares them every refresh_s seconds: ask for fresh ones. */
   status = wf_tcpstatus_load_fresh (status_file ? status_file : STATUS_FILE,
-                                    REFRESH_TIMEOUT_MS, &how);
+                                    REFRESH_TIMEOUT_MS, &how, &error);
+  /* A file we cannot trust: nothing of it is printed. */
+  if (error)
+    return wf_cli_fail ("%s", error->message);
   if (!wf_sockdiag_dump_tcp (collect_conn, &conns, &error))
     return wf_cli_fail ("%s", error->message);
 

@@ -19,7 +19,8 @@ wf_cli_top (int argc, char **argv)
   g_autofree char *socket_path = NULL, *interval = NULL;
   g_auto(GStrv) interfaces = NULL;
   gboolean direct = FALSE, paused = FALSE;
-  int iterations = 0;
+  /* Unset: until q. Given, it must end: 0 would mean "never". */
+  int iterations = G_MININT;
   const GOptionEntry entries[] = {
     { "socket", 0, 0, G_OPTION_ARG_FILENAME, &socket_path,
       "The daemon's local channel (default " WF_LOCALREPORT_SOCKET ")", "PATH" },
@@ -50,10 +51,14 @@ wf_cli_top (int argc, char **argv)
     return rc;
   if (argc > 1)
     return wf_cli_usage_error ("unexpected argument '%s'", argv[1]);
+  if ((rc = wf_cli_check_interfaces (interfaces)) != WF_EXIT_OK)
+    return rc;
   if ((rc = wf_cli_report_source_set_interval (&src, interval)) != WF_EXIT_OK)
     return rc;
-  if (iterations < 0)
-    return wf_cli_usage_error ("--iterations must not be negative");
+  if (iterations != G_MININT && iterations <= 0)
+    return wf_cli_usage_error ("--iterations must be 1 or more (leave it out to run until q)");
+  if (iterations == G_MININT)
+    iterations = 0;
 
   src.socket_path = socket_path;
   src.interfaces = interfaces;

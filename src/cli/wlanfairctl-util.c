@@ -3,16 +3,21 @@
 
 #include <stdio.h>
 
+#include "wlanfair-ifname.h"
 #include "wlanfair-json-writer.h"
 #include "wlanfair-output.h"
+#include "wlanfair-text.h"
 
 static void
 print_line (const char *suffix, const char *fmt, va_list ap)
 {
   g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  /* Messages quote names and files (a profile, a status file): no
+   * control reaches the terminal; what is escaped already stays so. */
+  g_autofree char *shown = wf_text_fit (msg, G_MAXSIZE, WF_TEXT_CUT | WF_TEXT_ESCAPED);
 
   /* g_get_prgname() is "wlanfairctl SUBCOMMAND" once dispatched. */
-  g_printerr ("%s: %s%s\n", g_get_prgname (), msg, suffix);
+  g_printerr ("%s: %s%s\n", g_get_prgname (), shown, suffix);
 }
 
 void
@@ -70,6 +75,19 @@ wf_cli_parse_options (GOptionContext *context,
     return TRUE;
   *exit_code = wf_cli_usage_error ("%s", error->message);
   return FALSE;
+}
+
+int
+wf_cli_check_interfaces (char **names)
+{
+  for (char **n = names; n && *n; n++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!wf_ifname_validate ("-i", *n, &error))
+        return wf_cli_usage_error ("%s", error->message);
+    }
+  return WF_EXIT_OK;
 }
 
 static void

@@ -50,6 +50,10 @@ int wf_cli_parse_number (const char    *option,
                          WfNumberFlags  flags,
                          double        *out);
 
+/* Every name given with -i/--interface against the one rule
+ * (wf_ifname_validate()); a usage error (2) on the first bad one. */
+int wf_cli_check_interfaces (char **names);
+
 gboolean wf_cli_parse_options (GOptionContext *context,
                                int            *argc,
                                char         ***argv,

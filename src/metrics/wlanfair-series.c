@@ -5,6 +5,7 @@
 
 #include "wlanfair-error.h"
 #include "wlanfair-number.h"
+#include "wlanfair-readfile.h"
 
 typedef struct {
   double start;
@@ -271,7 +272,7 @@ wf_series_new_from_file (const char *path, GError **error)
   g_autofree char *data = NULL;
   gsize length = 0;
 
-  if (!g_file_get_contents (path, &data, &length, error))
+  if (!wf_readfile_bounded (path, WF_READFILE_SERIES_MAX, "a series", &data, &length, error))
     return NULL;
   return wf_series_new_from_data (data, length, path, error);
 }

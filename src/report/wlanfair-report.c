@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-readfile.h"
 
 #define MIN_TARGET 512
 
@@ -77,7 +78,7 @@ wf_report_host_id (const char *machine_id_path, GError **error)
   guint8 machine[16], app[16], digest[32];
   GString *out;
 
-  if (!g_file_get_contents (path, &text, NULL, error))
+  if (!wf_readfile_bounded (path, 4096, "a machine id file", &text, NULL, error))
     return NULL;
   g_strstrip (text);
   if (strlen (text) != 32 || !parse_hex (text, 16, machine))
@@ -400,7 +401,8 @@ wf_report_load_key_full (const char *path, gboolean credential, GError **error)
   gsize len = 0;
   int fd;
 
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  /* O_NONBLOCK: a FIFO without a writer would block the open. */
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
     {
       int e = errno;

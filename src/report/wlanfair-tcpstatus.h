@@ -10,8 +10,19 @@ G_BEGIN_DECLS
 #define WF_TCPSTATUS_FILE "/run/wlanfair/tcp-status.json"
 
 /* The running daemon's status object, or NULL when there is no file or
- * it names a dead pid (a killed daemon's leftover). Free with
- * json_node_unref(). path NULL = WF_TCPSTATUS_FILE. */
+ * it names a dead pid (a killed daemon's leftover): both without an
+ * error. A file that cannot be read, is larger than
+ * WF_READFILE_STATE_MAX, is not JSON or lacks a field the daemon always
+ * writes (or holds one of the wrong type) is NULL with an error naming
+ * the file and the field. Free with json_node_unref(). path NULL =
+ * WF_TCPSTATUS_FILE. */
+JsonNode *wf_tcpstatus_read (const char *path,
+                             GError    **error);
+
+/* The reporter's read: bounded and the pid checked as by
+ * wf_tcpstatus_read(), but the other fields taken as they are (it
+ * forwards the counters the file has, and checks their shape itself);
+ * NULL on any error. */
 JsonNode *wf_tcpstatus_load (const char *path);
 
 typedef enum {
@@ -24,9 +35,11 @@ typedef enum {
 /* As wf_tcpstatus_load(), but first asks the daemon for fresh counters
  * (SIGUSR1, to a process whose name is wlanfair-tcpd) and waits up to
  * timeout_ms for it to rewrite the file. *how says what happened; without
- * a refresh the file's status is returned as it was. */
+ * a refresh the file's status is returned as it was. Errors as
+ * wf_tcpstatus_read()'s. */
 JsonNode *wf_tcpstatus_load_fresh (const char         *path,
                                    guint               timeout_ms,
-                                   WfTcpstatusRefresh *how);
+                                   WfTcpstatusRefresh *how,
+                                   GError            **error);
 
 G_END_DECLS

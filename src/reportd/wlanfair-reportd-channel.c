@@ -9,16 +9,18 @@
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-file.h"
 
 struct _WfReportdChannel {
   GSocketService *service;
   char           *path;
   GBytes         *latest;
+  gboolean        bound;
+  dev_t           dev;
+  ino_t           ino;
 };
 
 static gboolean
@@ -40,41 +42,18 @@ on_incoming (GSocketService *service, GSocketConnection *conn, GObject *source, 
   return TRUE;
 }
 
-/* A socket file nobody listens on is a crashed instance's leftover. */
-static gboolean
-in_use (const char *path)
-{
-  struct sockaddr_un sa = { .sun_family = AF_UNIX };
-  int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  gboolean used;
-
-  g_strlcpy (sa.sun_path, path, sizeof sa.sun_path);
-  used = fd >= 0 && connect (fd, (struct sockaddr *) &sa, sizeof sa) == 0;
-  if (fd >= 0)
-    close (fd);
-  return used;
-}
-
 WfReportdChannel *
 wf_reportd_channel_new (const char *path, GError **error)
 {
   WfReportdChannel *ch;
   g_autoptr(GSocketAddress) addr = NULL;
-  g_autofree char *dir = g_path_get_dirname (path);
   GError *local = NULL;
+  struct stat st;
 
-  if (in_use (path))
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
-                   "%s: another wlanfair-reportd answers there", path);
-      return NULL;
-    }
-  g_unlink (path);
-  if (g_mkdir_with_parents (dir, 0755) < 0)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "%s: %s", dir, g_strerror (errno));
-      return NULL;
-    }
+  /* Only a crashed instance's stale socket is replaced: a file, a link
+   * or a live socket at PATH is an error (wlanfair-file.h). */
+  if (!wf_file_claim_socket (path, error))
+    return NULL;
   ch = g_new0 (WfReportdChannel, 1);
   ch->path = g_strdup (path);
   ch->service = g_socket_service_new ();
@@ -89,6 +68,13 @@ wf_reportd_channel_new (const char *path, GError **error)
       return NULL;
     }
   g_chmod (path, 0666);
+  /* At stop, PATH is removed only while it is still this socket. */
+  if (g_lstat (path, &st) == 0)
+    {
+      ch->dev = st.st_dev;
+      ch->ino = st.st_ino;
+      ch->bound = TRUE;
+    }
   g_signal_connect (ch->service, "incoming", G_CALLBACK (on_incoming), ch);
   g_socket_service_start (ch->service);
   return ch;
@@ -104,7 +90,8 @@ wf_reportd_channel_free (WfReportdChannel *ch)
       g_socket_service_stop (ch->service);
       g_socket_listener_close (G_SOCKET_LISTENER (ch->service));
       g_object_unref (ch->service);
-      g_unlink (ch->path);
+      if (ch->bound)
+        wf_file_remove_socket (ch->path, ch->dev, ch->ino);
     }
   g_clear_pointer (&ch->latest, g_bytes_unref);
   g_free (ch->path);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-number.h"
 #include "wlanfair-report.h"
@@ -113,7 +114,24 @@ wf_reportd_parse_hostport (const char *text, guint16 default_port, char **host,
       colon = strrchr (text, ':');
       /* More than one colon without brackets: a bare IPv6 address. */
       if (colon && strchr (text, ':') != colon)
-        colon = NULL;
+        {
+          g_autofree char *before = g_strndup (text, colon - text);
+          guint maybe_port;
+
+          /* "::1:7480" is the address ::0.1.116.128, yet it reads as ::1
+           * port 7480: when the text before the last colon is an IPv6
+           * address and what follows could be a port, refuse to guess. */
+          if (strchr (before, ':') && g_hostname_is_ip_address (before) &&
+              parse_whole ("port", colon + 1, 1, 65535, &maybe_port, NULL))
+            {
+              g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                           "destination '%s': an IPv6 address needs brackets: [%s]:%s for "
+                           "port %s, or [%s] for that address", text, before, colon + 1,
+                           colon + 1, text);
+              return FALSE;
+            }
+          colon = NULL;
+        }
       h = colon ? g_strndup (text, colon - text) : g_strdup (text);
     }
   if (h[0] == '\0' || strchr (h, ' ') || strchr (h, '/'))
@@ -139,15 +157,23 @@ wf_reportd_config_set (WfReportdConfig *c, const char *key, const char *value, G
   if (g_str_equal (key, "interfaces"))
     {
       g_auto(GStrv) parts = g_strsplit_set (v, ",; ", -1);
-      GPtrArray *names = g_ptr_array_new ();
+      /* Frees the names kept so far when a later one is refused. */
+      GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
 
       for (char **p = parts; *p; p++)
         if (**p)
           {
-            if (strlen (*p) >= 16 || strchr (*p, '/'))
+            if (!wf_ifname_validate ("interfaces", *p, error))
+              {
+                g_ptr_array_free (names, TRUE);
+                return FALSE;
+              }
+            /* Twice is a typo, not two interfaces: it would be reported
+             * (and summed) twice. */
+            if (g_ptr_array_find_with_equal_func (names, *p, g_str_equal, NULL))
               {
                 g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
-                             "interfaces: '%s' is not an interface name", *p);
+                             "interfaces: '%s' is given twice", *p);
                 g_ptr_array_free (names, TRUE);
                 return FALSE;
               }

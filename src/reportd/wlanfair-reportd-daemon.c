@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "wlanfair-file.h"
 #include "wlanfair-netwatch.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-notify.h"
@@ -447,11 +448,26 @@ setup (Reportd *d, GError **error)
       d->textfile_dir = g_strdup (WF_PROMETHEUS_DEFAULT_DIR);
       d->textfile_default = TRUE;
     }
+  /* A directory or file the user named must work from the start: it is
+   * never created, and never replaces what is not a regular file. */
+  if (d->textfile_dir && !d->textfile_default &&
+      !wf_textfile_check (d->textfile_dir, WF_PROMETHEUS_FILE, error))
+    return FALSE;
 
   if (!d->options->once && c->socket_path[0])
     {
-      d->channel = wf_reportd_channel_new (c->socket_path, &local);
-      /* The reports and the textfile do not need it. */
+      gboolean own = g_str_equal (c->socket_path, WF_REPORTD_DEFAULT_SOCKET);
+      g_autofree char *dir = g_path_get_dirname (c->socket_path);
+
+      /* Our RuntimeDirectory= alone is ours to create (a run by hand). */
+      if (!own || wf_file_make_own_dir (dir, 0755, &local))
+        d->channel = wf_reportd_channel_new (c->socket_path, &local);
+      if (d->channel == NULL && !own)
+        {
+          g_propagate_prefixed_error (error, g_steal_pointer (&local), "--socket: ");
+          return FALSE;
+        }
+      /* The default one: the reports and the textfile do not need it. */
       if (d->channel == NULL)
         g_warning ("no local channel for wlanfairctl: %s", local->message);
       g_clear_error (&local);

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "wlanfair-error.h"
 #include "wlanfair-reportd-config.h"
 #include "wlanfair-route.h"
 
@@ -175,6 +176,54 @@ resolved (GObject *source, GAsyncResult *res, gpointer data)
   g_resolver_free_addresses (addrs);
 }
 
+/* HOST as a literal address: its family and bytes, else 0. */
+static int
+literal_addr (const char *host, guint8 ip[16])
+{
+  if (inet_pton (AF_INET, host, ip) == 1)
+    return AF_INET;
+  if (inet_pton (AF_INET6, host, ip) == 1)
+    return AF_INET6;
+  return 0;
+}
+
+char *
+wf_reportd_send_resolve (const char *destination, guint16 port, GError **error)
+{
+  g_autofree char *host = NULL;
+  g_autoptr(GInetAddress) addr = NULL;
+  g_autofree char *text = NULL;
+  guint16 p;
+  guint8 ip[16];
+  int family;
+
+  if (!wf_reportd_parse_hostport (destination, port, &host, &p, error))
+    return NULL;
+  family = literal_addr (host, ip);
+  if (family)
+    addr = g_inet_address_new_from_bytes (ip, family == AF_INET6 ? G_SOCKET_FAMILY_IPV6
+                                                                : G_SOCKET_FAMILY_IPV4);
+  else
+    {
+      g_autoptr(GResolver) resolver = g_resolver_get_default ();
+      g_autoptr(GError) lookup_error = NULL;
+      GList *addrs = g_resolver_lookup_by_name (resolver, host, NULL, &lookup_error);
+
+      if (!addrs)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "destination %s does not resolve (%s)",
+                       host, lookup_error->message);
+          return NULL;
+        }
+      /* The run takes the first answer too (resolved()). */
+      addr = g_object_ref (addrs->data);
+      g_resolver_free_addresses (addrs);
+    }
+  text = g_inet_address_to_string (addr);
+  return g_inet_address_get_family (addr) == G_SOCKET_FAMILY_IPV6
+         ? g_strdup_printf ("[%s]:%u", text, p) : g_strdup_printf ("%s:%u", text, p);
+}
+
 static void
 find_destination (WfReportdSend *s, WfSampler *sampler)
 {
@@ -185,11 +234,10 @@ find_destination (WfReportdSend *s, WfSampler *sampler)
   if (s->host)
     {
       guint8 ip[16];
+      int family = literal_addr (s->host, ip);
 
-      if (inet_pton (AF_INET, s->host, ip) == 1)
-        set_addr (s, AF_INET, ip, 0);
-      else if (inet_pton (AF_INET6, s->host, ip) == 1)
-        set_addr (s, AF_INET6, ip, 0);
+      if (family)
+        set_addr (s, family, ip, 0);
       else if (s->resolving == NULL && now >= s->next_resolve_us)
         {
           g_autoptr(GResolver) resolver = g_resolver_get_default ();

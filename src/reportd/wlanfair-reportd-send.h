@@ -34,6 +34,15 @@ void           wf_reportd_send_report (WfReportdSend *s,
                                        JsonObject    *body,
                                        double         interval_s);
 
+/* --check: DESTINATION ("HOST:PORT", "[V6]:PORT", "HOST"; port PORT when
+ * it names none) parsed as the run parses it, and the host looked up now
+ * as the run looks it up (a literal address as is, else the resolver's
+ * first answer): "192.0.2.1:7455", "[::1]:7480". NULL and ERROR when it
+ * is bad or does not resolve. */
+char          *wf_reportd_send_resolve (const char *destination,
+                                        guint16     port,
+                                        GError    **error);
+
 /* For the local report: destination, sent, errors, last error. */
 JsonObject    *wf_reportd_send_status (WfReportdSend *s);
 

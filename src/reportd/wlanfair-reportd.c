@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-file.h"
 #include "wlanfair-flows.h"
+#include "wlanfair-ifname.h"
 #include "wlanfair-linkstats.h"
 #include "wlanfair-nl80211.h"
 #include "wlanfair-output.h"
@@ -16,6 +18,7 @@
 #include "wlanfair-report.h"
 #include "wlanfair-reportd-config.h"
 #include "wlanfair-reportd-daemon.h"
+#include "wlanfair-reportd-send.h"
 
 #define EXIT_USAGE 2
 
@@ -41,12 +44,35 @@ check (const WfReportdConfig *c)
                           ? g_strdup_printf ("%s (%u)", wf_reportd_dscp_name (c->dscp), c->dscp)
                           : g_strdup_printf ("%u", c->dscp);
 
-  printf ("config         interval %g s, %s, destination %s, port %u, top-flows %u, "
-          "max-datagram %u, dscp %s\n",
-          c->interval_s,
-          c->interfaces && c->interfaces[0] ? "configured interfaces" : "Wi-Fi interfaces",
-          c->destination ? c->destination : "default gateway", c->port, c->top_flows,
-          c->max_datagram, dscp);
+  g_autofree char *ifs = c->interfaces && c->interfaces[0] ? g_strjoinv (",", c->interfaces)
+                                                            : NULL;
+
+  /* Every effective setting (the file's, then the options over it). */
+  printf ("config         interfaces %s, interval %g s, destination %s, port %u, key %s, "
+          "textfile-dir %s, top-flows %u, max-datagram %u, dscp %s, hostname %s, send %s, "
+          "socket %s\n",
+          ifs ? ifs : "the Wi-Fi ones", c->interval_s,
+          c->destination ? c->destination : "default gateway", c->port,
+          c->key_file ? c->key_file : "none (unsigned reports)",
+          !c->textfile_dir_explicit ? WF_PROMETHEUS_DEFAULT_DIR " (when it exists)"
+          : c->textfile_dir && c->textfile_dir[0] ? c->textfile_dir : "none",
+          c->top_flows, c->max_datagram, dscp, c->hostname ? "yes" : "no",
+          c->send ? "yes" : "no",
+          c->socket_path && c->socket_path[0] ? c->socket_path : "none");
+  /* The destination parsed and looked up as the run does. */
+  if (!c->send)
+    printf ("destination    not used (send=no)\n");
+  else if (c->destination)
+    {
+      g_autofree char *to = wf_reportd_send_resolve (c->destination, c->port, &error);
+
+      check_line ("destination", to != NULL, to ? to : error->message);
+      ok &= to != NULL;
+      g_clear_error (&error);
+    }
+  else
+    printf ("destination    the default gateway of the reported interfaces, port %u "
+            "(looked up at run time)\n", c->port);
   r = wf_linkstats_dump (links, &error);
   detail = r ? g_strdup_printf ("%u interfaces", links->len) : g_strdup (error->message);
   check_line ("rtnetlink", r, detail);
@@ -82,11 +108,38 @@ check (const WfReportdConfig *c)
       ok &= key != NULL;
       g_clear_error (&error);
     }
-  if (dir && dir[0])
+  /* The same tests as the run (wlanfair-file.h), without writing. */
+  if (dir && dir[0] && !c->textfile_dir_explicit)
     printf ("textfile-dir   %s: %s\n", dir,
             g_file_test (dir, G_FILE_TEST_IS_DIR)
             ? (access (dir, W_OK) == 0 ? "writable" : "not writable by this user")
-            : (c->textfile_dir_explicit ? "does not exist" : "does not exist (not used)"));
+            : "does not exist (not used)");
+  else if (dir && dir[0])
+    {
+      r = wf_textfile_check (dir, WF_PROMETHEUS_FILE, &error);
+      check_line ("textfile-dir", r, r ? dir : error->message);
+      ok &= r;
+      g_clear_error (&error);
+    }
+  if (c->socket_path[0])
+    {
+      gboolean own = g_str_equal (c->socket_path, WF_REPORTD_DEFAULT_SOCKET);
+      g_autofree char *sdir = g_path_get_dirname (c->socket_path);
+
+      /* The default one's directory is ours, made at start
+       * (RuntimeDirectory=); its failures only warn there. */
+      r = wf_file_check_socket (c->socket_path, &error);
+      if (own && !g_file_test (sdir, G_FILE_TEST_IS_DIR))
+        printf ("socket         %s (its directory is made at start)\n", c->socket_path);
+      else if (!r && own)
+        printf ("socket         warning: %s\n", error->message);
+      else
+        {
+          check_line ("socket", r, r ? c->socket_path : error->message);
+          ok &= r;
+        }
+      g_clear_error (&error);
+    }
   printf ("uid            %u (no capability is needed)\n", (guint) getuid ());
   return ok ? 0 : 1;
 }
@@ -183,7 +236,7 @@ main (int argc, char **argv)
       (max_datagram && !wf_reportd_config_set (&config, "max-datagram", max_datagram, &error)) ||
       (socket_path && !wf_reportd_config_set (&config, "socket", socket_path, &error)))
     {
-      g_printerr ("wlanfair-reportd: %s\n", error->message);
+      g_printerr ("wlanfair-reportd: %s (see --help)\n", error->message);
       rc = EXIT_USAGE;
       goto out;
     }
@@ -191,9 +244,12 @@ main (int argc, char **argv)
     {
       g_autofree char *joined = g_strjoinv (",", interfaces);
 
-      if (!wf_reportd_config_set (&config, "interfaces", joined, &error))
+      /* The one rule for interface names (wlanfair-ifname.h). */
+      for (char **i = interfaces; *i && !error; i++)
+        wf_ifname_validate ("-i", *i, &error);
+      if (error || !wf_reportd_config_set (&config, "interfaces", joined, &error))
         {
-          g_printerr ("wlanfair-reportd: %s\n", error->message);
+          g_printerr ("wlanfair-reportd: %s (see --help)\n", error->message);
           rc = EXIT_USAGE;
           goto out;
         }

@@ -36,6 +36,15 @@ sys.path.insert(0, os.path.join(HERE, "..", "testbed"))
 import testbed  # noqa: E402
 from testbed_results import read_intervals, rebin  # noqa: E402
 
+# The programs these tests start run with GLib criticals fatal, as
+# meson's test_env sets, also when a test is run by hand: a GLib-CRITICAL
+# reached from any input fails the test. Not fatal-warnings: the daemons
+# log operational problems (a station gone, a textfile not written) with
+# g_warning().
+_g_debug = [f for f in os.environ.get("G_DEBUG", "").split(",") if f]
+if "fatal-criticals" not in _g_debug:
+    os.environ["G_DEBUG"] = ",".join(_g_debug + ["fatal-criticals"])
+
 APD = os.environ.get("WLANFAIR_APD", "")
 REPORTD = os.environ.get("WLANFAIR_REPORTD", "")
 SEND = os.environ.get("WF_REPORT_SEND", "")

@@ -125,6 +125,7 @@ class ApdRwndTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="wfrwnd-")
         self.state = os.path.join(self.tmp, "run", "state")
+        os.mkdir(os.path.dirname(self.state))   # never created by the program
         self.log = os.path.join(self.tmp, "wf-actuate.log")
         self.path = Path(sta_offload=self._testMethodName.endswith("_partial"))
         self.acts = []

@@ -155,6 +155,7 @@ class ApdTcTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="wfapd-")
         self.state = os.path.join(self.tmp, "run", "state")
+        os.mkdir(os.path.dirname(self.state))   # never created by the program
         self.log = os.path.join(self.tmp, "wf-actuate.log")
         self.cell = Cell()
         self.ifb = "wfifb%d" % int(self.cell.sh("cat", "/sys/class/net/%s/ifindex" % self.cell.dev)

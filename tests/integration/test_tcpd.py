@@ -113,6 +113,8 @@ class TcpdTest(unittest.TestCase):
         self.cgroup = os.path.join(self.tmp, "cg")
         os.makedirs(self.bpffs)
         os.makedirs(self.cgroup)
+        # A named state directory is never created (wlanfair-file.h).
+        os.makedirs(self.state)
         # Own bpffs and cgroup2 mounts: `ip netns exec` hides /sys's.
         run("mount", "-t", "bpf", "bpf", self.bpffs)
         run("mount", "-t", "cgroup2", "none", self.cgroup)
@@ -365,6 +367,7 @@ class TcpdTest(unittest.TestCase):
         # the live instance's registrations for a crashed one's.
         p = self.tcpd("--scope", "wifi", "--interface", "none0")
         other = os.path.join(self.tmp, "other-state")
+        os.makedirs(other)
         for extra in ([], ["--cleanup"]):
             r = run(TCPD, "--state-dir", other, "--pin-dir", os.path.join(self.bpffs, "wlanfair"),
                     "--cgroup", self.cgroup, "--interface", "none0", *extra, check=False)

@@ -3,6 +3,15 @@ namespaces joined by a veth pair, and wf-actuate driven over stdin."""
 import os
 import subprocess
 
+# The programs these tests start run with GLib criticals fatal, as
+# meson's test_env sets, also when a test is run by hand: a GLib-CRITICAL
+# reached from any input fails the test. Not fatal-warnings: the daemons
+# log operational problems (a station gone, a textfile not written) with
+# g_warning().
+_g_debug = [f for f in os.environ.get("G_DEBUG", "").split(",") if f]
+if "fatal-criticals" not in _g_debug:
+    os.environ["G_DEBUG"] = ",".join(_g_debug + ["fatal-criticals"])
+
 
 def run(*args, check=True, **kw):
     """Run a command, output captured; an AssertionError naming it and its

@@ -293,6 +293,7 @@ if grep -q ackloss <<< "$TRAFFIC_CCS"; then
     # only halves).
     reduction=
     $TCPD --help 2>&1 | grep -q -- --reduction && reduction="--reduction halve"
+    mkdir -p $W/tcpd   # a named state directory is never created
     $TCPD --scope opt-in --state-dir $W/tcpd $reduction > "$OUT/tcpd.log" 2>&1 &
     TCPD_PID=$!
     wait_until 30 test -s $W/tcpd/tcp-status.json
