@@ -93,7 +93,9 @@ lock_pin_dir (const char *pin_dir, GError **error)
 {
   int fd;
 
-  if (g_mkdir_with_parents (pin_dir, 0700) < 0 ||
+  /* One level: the pin directory sits on a bpffs that exists (a typed
+   * --pin-dir /nonexistent/x must not create /nonexistent). */
+  if ((g_mkdir (pin_dir, 0700) < 0 && errno != EEXIST) ||
       (fd = open (pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
     {
       g_debug ("%s: %s; not locked", pin_dir, g_strerror (errno));

@@ -244,6 +244,16 @@ class Tcpd(Files):
         r = self.check(self.path("run"))
         self.assert_refused(r, self.path("run/tcpd.state"), "symbolic link")
 
+    @unittest.skipUnless(os.geteuid() == 0, "--cleanup needs root")
+    def test_cleanup_does_not_create_pin_dir_parents(self):
+        # Nothing is saved in the state directory and nothing pinned: the
+        # clean-up has nothing to do, and must not make /nonexistent.
+        os.mkdir(self.path("run"))
+        r = run([TCPD, "--config", self.write("tcpd.conf", ""), "--state-dir", self.path("run"),
+                 "--pin-dir", self.path("nonexistent/x"), "--cleanup"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(self.path("nonexistent")))
+
 
 @unittest.skipUnless(SCAND, "wlanfair-scand not built")
 class Scand(Files):

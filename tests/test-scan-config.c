@@ -126,6 +126,31 @@ test_file_and_dropins (Fixture *f, gconstpointer data)
   g_assert_null (c.textfile_dir);
 }
 
+/* The number of drop-ins is bounded too: 256 load, 257 are an error
+ * naming the directory. */
+static void
+test_dropin_count (Fixture *f, gconstpointer data)
+{
+  g_autofree char *d = g_strconcat (f->conf, ".d", NULL);
+  WfScanConfig c;
+  g_autoptr(GError) error = NULL;
+
+  write_file (f->conf, "[scan]\n");
+  for (guint i = 0; i < WF_SCAN_CONFIG_DROPINS_MAX; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%03u.conf", i);
+
+      write_dropin (f, name, "[scan]\nidle-holdoff=5\n");
+    }
+  wf_scan_config_init_defaults (&c);
+  g_assert_true (wf_scan_config_load (&c, f->conf, TRUE, &error));
+  g_assert_no_error (error);
+  write_dropin (f, "999.conf", "[scan]\n");
+  g_assert_false (wf_scan_config_load (&c, f->conf, TRUE, &error));
+  g_assert_nonnull (strstr (error->message, d));
+  g_assert_nonnull (strstr (error->message, "more than 256 drop-ins"));
+}
+
 /* Global only; "none" turns the textfile off; a later drop-in wins. */
 static void
 test_textfile_dir (Fixture *f, gconstpointer data)
@@ -302,6 +327,7 @@ main (int argc, char **argv)
   g_test_add ("/scan/config/bad-values", Fixture, NULL, fixture_set_up, test_bad_values, fixture_tear_down);
   g_test_add ("/scan/config/raw-text", Fixture, NULL, fixture_set_up, test_raw_text, fixture_tear_down);
   g_test_add ("/scan/config/bad-dropin", Fixture, NULL, fixture_set_up, test_bad_dropin, fixture_tear_down);
+  g_test_add ("/scan/config/dropin-count", Fixture, NULL, fixture_set_up, test_dropin_count, fixture_tear_down);
   g_test_add_func ("/scan/config/profile-keys", test_profile_keys);
   g_test_add_func ("/scan/config/check-profile-value", test_check_profile_value);
   return g_test_run ();

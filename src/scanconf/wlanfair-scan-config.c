@@ -323,7 +323,18 @@ wf_scan_config_load (WfScanConfig *c, const char *path, gboolean must_exist,
   g_clear_error (&local);
   while (dir && (name = g_dir_read_name (dir)))
     if (g_str_has_suffix (name, ".conf") && name[0] != '.')
-      g_ptr_array_add (files, g_build_filename (dir_path, name, NULL));
+      {
+        /* Each drop-in is bounded; so is their number (a runaway
+         * generator must not make the guard read for minutes). */
+        if (files->len == WF_SCAN_CONFIG_DROPINS_MAX)
+          {
+            g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                         "%s: more than %u drop-ins (*.conf)", dir_path,
+                         WF_SCAN_CONFIG_DROPINS_MAX);
+            return FALSE;
+          }
+        g_ptr_array_add (files, g_build_filename (dir_path, name, NULL));
+      }
   g_ptr_array_sort (files, compare_names);
   for (guint i = 0; i < files->len; i++)
     if (!load_one (c, files->pdata[i], TRUE, error))

@@ -10,6 +10,9 @@ G_BEGIN_DECLS
  * user.data. Shared with `wlanfairctl scan set`, which validates with the
  * same functions. */
 
+/* The most scan.conf.d drop-ins read (wlanfair-scand(8), FILES). */
+#define WF_SCAN_CONFIG_DROPINS_MAX 256
+
 typedef enum {
   WF_SCAN_MODE_AUTO,    /* suppress bgscan during traffic and holds */
   WF_SCAN_MODE_OFF,     /* never touch bgscan */

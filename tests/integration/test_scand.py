@@ -580,6 +580,21 @@ class ScandTest(Base):
         lab.wait_for("Holds empty", lambda: len(lab.guard_prop("Holds")) == 0, PROMPT)
         self.wait_bgscan(net, ORIG, timeout=10, what="restored after the holder left")
 
+    def test_status_escapes_hostile_hold_reason(self):
+        # A hold's reason is any bus client's text: `scan status` shows it
+        # escaped (ESC would recolour the terminal, U+202E reverse the
+        # line), --json carries it as it is.
+        lab = self.lab
+        self.up()
+        reason = "call\x1b[31m red\u202eeman"
+        lab.holder(reason)
+        lab.wait_for("hold taken", lambda: len(lab.guard_prop("Holds")) == 1, PROMPT)
+        text = self.ctl("status", check=0).stdout
+        self.assertNotIn("\x1b", text)
+        self.assertNotIn("\u202e", text)
+        self.assertIn("call\\e[31m red\\u202eeman", text)
+        self.assertEqual([h["reason"] for h in lab.status_json()["holds"]], [reason])
+
     def test_hold_command(self):
         lab = self.lab
         net = self.up()
