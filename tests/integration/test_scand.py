@@ -80,6 +80,15 @@ class ScandTest(Base):
         return self.lab.wait_for(what or "bgscan of %s = %r" % (net, value),
                                  lambda: self.lab.bgscan(net) == value, timeout)
 
+    def wait_confirmed(self, net):
+        """bgscan "" on net, and the guard's own read-back answered: a case
+        that stops wpa_supplicant after this stops it in the restore, never
+        between the write and its read-back (a loaded machine lost that
+        race: the read-back timed out, the suppression stayed unconfirmed)."""
+        self.wait_bgscan(net, "")
+        self.lab.wait_for("the guard's suppression of %s confirmed" % net,
+                          lambda: "bgscan suppressed on %s:" % net in self.lab.log(), PROMPT)
+
     def wait_dev(self, what, pred, timeout=10):
         def check():
             d = self.lab.device()
@@ -193,7 +202,7 @@ class ScandTest(Base):
         lab = self.lab
         net = self.up()
         lab.traffic()
-        self.wait_bgscan(net, "")
+        self.wait_confirmed(net)
         # NetworkManager re-activates: the network is removed and a new one
         # added (same id, so the same D-Bus path), with another bgscan.
         lab.wpas.SetState(self.iface, "disconnected")
@@ -225,7 +234,7 @@ class ScandTest(Base):
         lab = self.lab
         net = self.up()
         lab.traffic()
-        self.wait_bgscan(net, "")
+        self.wait_confirmed(net)
         lab.wpas.SetState(self.iface, "disconnected")
         lab.wpas.RemoveInterface(self.iface)
         iface2 = lab.wpas.AddInterface(lab.ifname)
@@ -276,7 +285,7 @@ class ScandTest(Base):
         lab = self.lab
         net = self.up()
         lab.traffic()
-        self.wait_bgscan(net, "")
+        self.wait_confirmed(net)
         # wpa_supplicant drops off the bus (its networks die with it) and
         # comes back; NetworkManager adds the interface and network again.
         lab.restart_wpas(500)
@@ -386,7 +395,7 @@ class ScandTest(Base):
         lab = self.lab
         net = self.up()
         lab.traffic()
-        self.wait_bgscan(net, "")
+        self.wait_confirmed(net)
         lab.wpas.Stop()
         lab.stop_traffic()
         lab.wait_for("a restore attempt held", lambda: ("Get", net) in lab.held(), 3 * PROMPT)
@@ -422,7 +431,7 @@ class ScandTest(Base):
         lab = self.lab
         net = self.up()
         lab.traffic()
-        self.wait_bgscan(net, "")
+        self.wait_confirmed(net)
         lab.wpas.Stop()
         lab.stop_traffic()
         lab.wait_for("a restore attempt held", lambda: ("Get", net) in lab.held(), 3 * PROMPT)

@@ -29,6 +29,27 @@ AP_IP=10.99.0.1
 # regtest=5: hwsim's custom world regdomain, 20 scanned channels instead of
 # ~130 (a full scan takes ~6 s instead of ~40 s under emulation).
 HWSIM_OPTS=${HWSIM_OPTS:-regtest=5}
+# The stations' beacon-loss detector, told this host's delays. mac80211
+# declares a beacon lost after beacon_loss_count (7) intervals without
+# one, 0.72 s, probes the AP and disconnects (reason 4) after
+# max_probe_tries (5) probes unanswered for probe_wait_ms (500) each; its
+# own comment says the count "may need to be somewhat higher than what
+# hardware might detect to account for delays in the host processing
+# frames". A TCG guest beside another on two cores stalls for longer than
+# that (a 20-channel scan took 10-27 s there, 5-6 s alone): the station
+# reported beacon losses the AP never had, the scan guard rightly allowed
+# scans for 30 s after each, and the scan scenario's premises broke or
+# the station dropped. 50 intervals (5.1 s) and 2 s per probe: a stall is
+# not a loss. Read at association: set before a radio exists.
+LAB_BEACON_LOSS_COUNT=${LAB_BEACON_LOSS_COUNT:-50}
+LAB_PROBE_WAIT_MS=${LAB_PROBE_WAIT_MS:-2000}
+mac80211_stall_tolerant() {
+    local p=/sys/module/mac80211/parameters
+    [ -d $p ] || run 30 modprobe mac80211 || return 1
+    echo "$LAB_BEACON_LOSS_COUNT" > $p/beacon_loss_count &&
+        echo "$LAB_PROBE_WAIT_MS" > $p/probe_wait_ms || return 1
+    echo "mac80211: beacon_loss_count $(cat $p/beacon_loss_count), probe_wait_ms $(cat $p/probe_wait_ms), max_probe_tries $(cat $p/max_probe_tries)"
+}
 
 # ------------------------------------------------------------- logging ----
 say() { printf '\n### %(%H:%M:%S)T [up %ss] %s\n' -1 "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
@@ -217,6 +238,7 @@ ensure_wifi() {
     if sta_connected && ap_up; then echo "Wi-Fi already up: wlan1 $(sta_ip)"; return 0; fi
     say "Wi-Fi: modprobe mac80211_hwsim radios=2 $HWSIM_OPTS; AP in netns ap"
     if ! [ -e /sys/class/net/wlan1 ] && ! ip netns list | grep -qw ap; then
+        mac80211_stall_tolerant || return 1
         run 30 modprobe mac80211_hwsim radios=2 $HWSIM_OPTS || return 1
         wait_until 10 test -e /sys/class/net/wlan1 || return 1
     fi

@@ -173,7 +173,7 @@ ip netns del ap 2>/dev/null
 cleanup_net
 mkdir -p $W; rm -rf "${W:?}"/*
 trap 'final_cleanup; lab_end' EXIT
-run 30 modprobe mac80211_hwsim radios=5 $HWSIM_OPTS || { fail wifi-setup "modprobe mac80211_hwsim failed"; exit 1; }
+mac80211_stall_tolerant && run 30 modprobe mac80211_hwsim radios=5 $HWSIM_OPTS || { fail wifi-setup "loading mac80211 or mac80211_hwsim failed (see log.txt)"; exit 1; }
 hwsim_ifaces() { local d; for d in /sys/class/net/*/phy80211; do d=${d%/phy80211}; echo "${d##*/}"; done | sort -V; }
 wait_until 10 eval '[ "$(hwsim_ifaces | wc -l)" -ge 5 ]'
 mapfile -t IFS5 < <(hwsim_ifaces)
