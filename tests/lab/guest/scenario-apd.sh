@@ -443,7 +443,7 @@ if has_phase share-delay && controlled share-delay "$T_SHARE" controller=share a
     # in CI, after four scenarios with the other release's VM beside it
     # (49-50 % idle), 0.949 and 0.908: the near host's delay climbed to
     # 290-400 ms and cubic's time-based growth kept it at 3 Mbit/s
-    # against 1.6, as with pi above. Both got to 0.95 at 12-14 s, and the
+    # against 1.6, as with pi above. Both got to 0.95 at 12-13 s, and the
     # last 20 s were 0.11-0.23 above the free phase's Jain in all five
     # runs of 2026-11-29 (free 0.72-0.89). The rate actuator holds.
     check share-delay-converges "Jain (10 s windows) never >= 0.95 for 5 s in $T_SHARE s; last 20 s: $(pval share-delay jain_last20)" \
