@@ -133,6 +133,15 @@ traffic() {
     return $rc
 }
 dip() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/dips-$1.json" "$2" 2>/dev/null; }
+# scanned_through PHASE: at least 3 scans started in its traffic, or at
+# least 1 with half its half-second bins or more inside a scan.
+scanned_through() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n, i, o = d.get("scans_started_in_traffic") or 0, d.get("bins_in_scan") or 0, d.get("bins_outside") or 0
+sys.exit(0 if n >= 3 or (n >= 1 and 2 * i >= i + o > 0) else 1)' "$OUT/dips-$1.json" 2>/dev/null
+}
 # bg_traffic SECONDS: a download in the background; its pid in TPID.
 bg_traffic() { timeout $(($1 + 60)) iperf3 -c $AP_IP -R -t "$1" > "$OUT/iperf-bg.txt" 2>&1 & TPID=$!; LAB_PIDS+=("$TPID"); }
 
@@ -146,7 +155,13 @@ phase_noguard() {
     check "forced-bgscan-set$r" "bgscan reads '$(bgscan_get)'" bgscan_is "$FORCED"
     traffic "noguard$r" "$TRAFFIC_S"
     n=$(dip "noguard$r" scans_started_in_traffic)
-    check "scans-seen-without-guard$r" "scans started during traffic: ${n:-?}" test "${n:-0}" -ge 3
+    # The premise: without the guard, bgscan keeps the radio scanning
+    # through the download. Three starts show it, or one start with the
+    # radio in a scan for half the download or more: beside the other VM
+    # a 20-channel scan that returns to the channel for the traffic took
+    # 45.6 s once (Debian 13; 2 starts, 110 of 121 bins in a scan).
+    check "scans-seen-without-guard$r" "scans started during traffic: ${n:-?}, half-second bins in a scan $(dip "noguard$r" bins_in_scan) of $(( $(dip "noguard$r" bins_in_scan) + $(dip "noguard$r" bins_outside) ))" \
+        scanned_through "noguard$r"
     for k in scans_started_in_traffic scans_per_min_in_traffic scans_aborted scan_channels_max mbps_in_scan mbps_outside dip_ratio bins_in_scan; do fact "noguard_$k$r" "$(dip "noguard$r" $k)"; done
     fact "noguard_iperf_mbps$r" "$(iperf_mbps "noguard$r")"
 }
