@@ -26,7 +26,7 @@ typedef enum {
 } WfApdCarriedMode;
 
 /* download-demand=: what the AP is handed for each station, counted by
- * a BPF program (wlanfair-offered.h). */
+ * a BPF program (wlanfair-download-demand.h). */
 typedef enum {
   WF_APD_DEMAND_AUTO,   /* where the daemon may act and the program loads */
   WF_APD_DEMAND_YES,    /* required: no start without it */

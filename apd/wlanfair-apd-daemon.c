@@ -3,8 +3,8 @@
 
 #include "wlanfair-apd-daemon.h"
 #ifdef WF_HAVE_ACK_PRIO
-#include "wlanfair-ackprio.h"
-#include "wlanfair-offered.h"
+#include "wlanfair-ack-priority.h"
+#include "wlanfair-download-demand.h"
 #endif
 
 #include <errno.h>
@@ -17,8 +17,9 @@
 #include "wlanfair-apd-carried.h"
 #include "wlanfair-apd-output.h"
 #include "wlanfair-apd-receiver.h"
-#include "wlanfair-apd-sta-source.h"
-#include "wlanfair-apd-stations.h"
+#include "wlanfair-apd-station-source.h"
+#include "wlanfair-apd-station-table.h"
+#include "wlanfair-apd-view.h"
 #include "wlanfair-error.h"
 #include "wlanfair-file.h"
 #include "wlanfair-notify.h"
@@ -43,7 +44,7 @@ struct _WfApdDaemon {
   WfApdConfig     *config;
   GBytes          *key;
   WfApdState      *state;
-  WfApdStaSource     *source;
+  WfApdStationSource *source;
   WfApdStations   *stations;
   WfApdReceiver   *receiver;
   WfApdCarried    *carried;       /* NULL: off (carried_note says why) */
@@ -51,8 +52,8 @@ struct _WfApdDaemon {
   WfApdController *controller;
   WfActuator      *actuator;      /* NULL: actuator=none */
   gpointer         ack_prio;      /* WfAckPrio, NULL: ack-priority=no */
-  gpointer         offered;       /* WfOffered, NULL: download-demand off */
-  gboolean         offered_failing;
+  gpointer         download_demand;  /* WfDownloadDemand, NULL: download-demand off */
+  gboolean         download_demand_failing;
   gboolean         may_act;
   char            *observe_reason;
   WfApdMode        mode;
@@ -69,17 +70,6 @@ struct _WfApdDaemon {
   gboolean         status_failing, textfile_failing;
   guint64          watchdog_usec;
 };
-
-const char *
-wf_apd_mode_name (WfApdMode mode)
-{
-  switch (mode)
-    {
-    case WF_APD_MODE_CONTROL: return "control";
-    case WF_APD_MODE_FAIL_OPEN: return "fail-open";
-    case WF_APD_MODE_OBSERVE: default: return "observe";
-    }
-}
 
 static StaState *
 sta_state (WfApdDaemon *d, const char *mac)
@@ -263,7 +253,7 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
   if (!d->controller)
     return NULL;
   d->stations = wf_apd_stations_new (config);
-  d->source = wf_apd_sta_source_new (config, NULL, NULL, error);
+  d->source = wf_apd_station_source_new (config, NULL, NULL, error);
   if (!d->source)
     return NULL;
   if (!g_str_equal (config->actuator, "none"))
@@ -295,7 +285,7 @@ wf_apd_daemon_free (WfApdDaemon *d)
   g_clear_pointer (&d->carried, wf_apd_carried_free);
   g_clear_pointer (&d->receiver, wf_apd_receiver_free);
   g_clear_pointer (&d->actuator, wf_actuator_free);
-  g_clear_pointer (&d->source, wf_apd_sta_source_free);
+  g_clear_pointer (&d->source, wf_apd_station_source_free);
   g_clear_pointer (&d->stations, wf_apd_stations_free);
   g_clear_pointer (&d->controller, wf_apd_controller_free);
   g_clear_pointer (&d->state, wf_apd_state_free);
@@ -574,30 +564,31 @@ write_outputs (WfApdDaemon *d, const WfApdView *v)
 /* download-demand=: right after the dump, so that both count the same
  * interval. */
 static void
-read_offered (WfApdDaemon *d)
+read_download_demand (WfApdDaemon *d)
 {
 #ifdef WF_HAVE_ACK_PRIO
   g_autoptr(GArray) counts = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (!d->offered)
+  if (!d->download_demand)
     return;
-  counts = g_array_new (FALSE, FALSE, sizeof (WfApdOffered));
-  if (!wf_offered_read (d->offered, counts, &error))
+  counts = g_array_new (FALSE, FALSE, sizeof (WfApdDownloadDemand));
+  if (!wf_download_demand_read (d->download_demand, counts, &error))
     {
-      if (!d->offered_failing)
+      if (!d->download_demand_failing)
         g_warning ("%s: starved downloads look idle until it can be read again",
                    error->message);
-      d->offered_failing = TRUE;
+      d->download_demand_failing = TRUE;
       g_array_set_size (counts, 0);
     }
-  else if (d->offered_failing)
+  else if (d->download_demand_failing)
     {
-      g_message ("%s: its counts can be read again", WF_OFFERED_NAME);
-      d->offered_failing = FALSE;
+      g_message ("%s: its counts can be read again", WF_DOWNLOAD_DEMAND_NAME);
+      d->download_demand_failing = FALSE;
     }
   /* Unreadable: no station's counts, which resets every window. */
-  wf_apd_stations_update_offered (d->stations, (WfApdOffered *) counts->data, counts->len);
+  wf_apd_stations_update_download_demand (d->stations, (WfApdDownloadDemand *) counts->data,
+                                          counts->len);
 #else
   (void) d;
 #endif
@@ -623,7 +614,7 @@ round_run (WfApdDaemon *d)
 
   d->last_round = now;
   d->rounds++;
-  if (wf_apd_sta_source_dump (d->source, entries, neighs, &error))
+  if (wf_apd_station_source_dump (d->source, entries, neighs, &error))
     {
       if (d->dump_failing)
         g_message ("the station table can be read again");
@@ -633,7 +624,7 @@ round_run (WfApdDaemon *d)
                                  now, left);
       wf_apd_stations_update_neigh (d->stations, neighs);
       forget_left (d, left);
-      read_offered (d);
+      read_download_demand (d);
     }
   else
     {
@@ -700,15 +691,15 @@ round_run (WfApdDaemon *d)
 #ifdef WF_HAVE_ACK_PRIO
   if (d->ack_prio)
     {
-      guint64 ap[WF_ACKPRIO_N];
+      guint64 ap[WF_ACK_PRIO_N];
       g_autoptr(GError) aerr = NULL;
 
       view.ack_priority_on = TRUE;
       if (wf_ack_prio_counters (d->ack_prio, ap, &aerr))
         {
-          view.ack_priority_packets = ap[WF_ACKPRIO_MARKED_PACKETS];
-          view.ack_priority_bytes = ap[WF_ACKPRIO_MARKED_BYTES];
-          view.ack_priority_kept = ap[WF_ACKPRIO_KEPT_PACKETS];
+          view.ack_priority_packets = ap[WF_ACK_PRIO_MARKED_PACKETS];
+          view.ack_priority_bytes = ap[WF_ACK_PRIO_MARKED_BYTES];
+          view.ack_priority_kept = ap[WF_ACK_PRIO_KEPT_PACKETS];
         }
       else
         g_debug ("%s", aerr->message);
@@ -741,16 +732,16 @@ on_signal (gpointer user_data)
 /* download-demand=auto: on where the daemon may act and the program
  * loads, a warning where it does not; yes: no start without it. */
 static gboolean
-start_offered (WfApdDaemon *d, GError **error)
+start_download_demand (WfApdDaemon *d, GError **error)
 {
   const WfApdConfig *c = d->config;
-  g_autoptr(WfOffered) o = NULL;
+  g_autoptr(WfDownloadDemand) o = NULL;
   g_autoptr(GError) local = NULL;
 
   if (!wf_apd_config_demand_probe (c, d->may_act))
     return TRUE;
-  if (!(o = wf_offered_load (&local)) ||
-      !wf_offered_attach (o, c->interface, d->state, &local))
+  if (!(o = wf_download_demand_load (&local)) ||
+      !wf_download_demand_attach (o, c->interface, d->state, &local))
     {
       if (c->download_demand == WF_APD_DEMAND_YES)
         {
@@ -761,7 +752,7 @@ start_offered (WfApdDaemon *d, GError **error)
                  "download-demand=no says so without this warning", local->message);
       return TRUE;
     }
-  d->offered = g_steal_pointer (&o);
+  d->download_demand = g_steal_pointer (&o);
   return TRUE;
 }
 #endif
@@ -771,7 +762,7 @@ wf_apd_daemon_run (WfApdDaemon *d)
 {
   const WfApdConfig *c = d->config;
   g_autoptr(GError) error = NULL;
-  g_autofree char *src = wf_apd_sta_source_describe (d->source);
+  g_autofree char *src = wf_apd_station_source_describe (d->source);
 
   d->loop = g_main_loop_new (NULL, FALSE);
 #ifdef WF_HAVE_ACK_PRIO
@@ -782,7 +773,7 @@ wf_apd_daemon_run (WfApdDaemon *d)
       g_critical ("%s", error->message);
       return 1;
     }
-  if (!start_offered (d, &error))
+  if (!start_download_demand (d, &error))
     {
       g_critical ("%s", error->message);
       if (d->ack_prio && !wf_ack_prio_stop (g_steal_pointer (&d->ack_prio), &error))
@@ -824,7 +815,8 @@ wf_apd_daemon_run (WfApdDaemon *d)
 #ifdef WF_HAVE_ACK_PRIO
   /* After the actuator (a clsact qdisc the actuator kept may be ours),
    * in the reverse order of their starts. */
-  if (d->offered && !wf_offered_stop (g_steal_pointer (&d->offered), &error))
+  if (d->download_demand &&
+      !wf_download_demand_stop (g_steal_pointer (&d->download_demand), &error))
     {
       g_critical ("%s (wlanfair-apd --restore retries)", error->message);
       d->exit_code = 1;

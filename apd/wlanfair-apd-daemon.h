@@ -7,25 +7,9 @@
 
 #include <glib.h>
 
-#include "wlanfair-actuator.h"
 #include "wlanfair-apd-config.h"
-#include "wlanfair-apd-controller.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  WF_APD_MODE_OBSERVE,    /* computes decisions, applies none */
-  WF_APD_MODE_CONTROL,    /* applies them */
-  WF_APD_MODE_FAIL_OPEN,  /* may act, but its inputs stopped: nothing held */
-} WfApdMode;
-
-const char *wf_apd_mode_name (WfApdMode mode);
-
-/* What was last applied to (or, observing, decided for) one station. */
-typedef struct {
-  WfActuatorSetting setting;
-  const char       *why;
-} WfApdApplied;
 
 typedef struct _WfApdDaemon WfApdDaemon;
 

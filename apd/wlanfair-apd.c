@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "wlanfair-actuator.h"
-#include "wlanfair-apd-caps.h"
+#include "wlanfair-apd-capabilities.h"
 #include "wlanfair-apd-config.h"
 #include "wlanfair-apd-daemon.h"
-#include "wlanfair-apd-sta-source.h"
+#include "wlanfair-apd-station-source.h"
 #include "wlanfair-error.h"
 #include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
@@ -20,8 +20,8 @@
 #include "wlanfair-report.h"
 #include "wlanfair-textfile.h"
 #ifdef WF_HAVE_ACK_PRIO
-#include "wlanfair-ackprio.h"
-#include "wlanfair-offered.h"
+#include "wlanfair-ack-priority.h"
+#include "wlanfair-download-demand.h"
 #endif
 #ifdef WF_HAVE_RWND
 #include "wlanfair-rwnd.h"
@@ -99,7 +99,7 @@ static int
 check (WfApdConfig *c, GBytes *key)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(WfApdStaSource) src = NULL;
+  g_autoptr(WfApdStationSource) src = NULL;
   g_autoptr(WfApdState) state = NULL;
   gboolean ok = TRUE;
   gboolean demand = wf_apd_config_demand_probe (c, wf_apd_config_may_act (c, key != NULL));
@@ -120,14 +120,14 @@ check (WfApdConfig *c, GBytes *key)
             ? "insecure-unsigned=yes, unsigned reports steer control"
             : "the daemon observes only");
 
-  src = wf_apd_sta_source_new (c, NULL, NULL, &error);
+  src = wf_apd_station_source_new (c, NULL, NULL, &error);
   if (src)
     {
       g_autoptr(GArray) entries = g_array_new (FALSE, FALSE, sizeof (WfApdApEntry));
       g_autoptr(GArray) neighs = g_array_new (FALSE, FALSE, sizeof (WfNeigh));
-      g_autofree char *what = wf_apd_sta_source_describe (src);
+      g_autofree char *what = wf_apd_station_source_describe (src);
 
-      if (wf_apd_sta_source_dump (src, entries, neighs, &error))
+      if (wf_apd_station_source_dump (src, entries, neighs, &error))
         {
           g_autofree char *detail = g_strdup_printf ("%s: %u stations", what, entries->len);
           check_line ("stations", TRUE, detail);
@@ -208,10 +208,10 @@ check (WfApdConfig *c, GBytes *key)
   if (demand)
     {
 #ifdef WF_HAVE_ACK_PRIO
-      g_autoptr(WfOffered) o = NULL;
+      g_autoptr(WfDownloadDemand) o = NULL;
       g_autoptr(GError) oerr = NULL;
 
-      if ((o = wf_offered_load (&oerr)))
+      if ((o = wf_download_demand_load (&oerr)))
         check_line ("download-demand", TRUE, "the BPF program loads here");
       else if (c->download_demand == WF_APD_DEMAND_YES)
         {
@@ -230,27 +230,28 @@ check (WfApdConfig *c, GBytes *key)
 #else
             ? "download-demand=no" : "not built: no BPF toolchain at build time");
 #endif
-  if (wf_apd_caps_unneeded (c->actuator, c->ack_priority || demand) &&
-      wf_apd_caps_permitted (WF_APD_CAP_BPF))
+  if (wf_apd_capabilities_unneeded (c->actuator, c->ack_priority || demand) &&
+      wf_apd_capabilities_permitted (WF_APD_CAP_BPF))
     printf ("privileges   CAP_BPF is dropped at start (actuator %s does not need it)\n",
             c->actuator);
   return ok ? 0 : 1;
 }
 
 /* Least privilege: what the unit grants for rwnd goes at once when this
- * run does not need it (wlanfair-apd-caps.h). */
+ * run does not need it (wlanfair-apd-capabilities.h). */
 static gboolean
-drop_caps (const char *actuator, gboolean programs, const char *why, gboolean quiet,
-           GError **error)
+drop_capabilities (const char *actuator, gboolean programs, const char *why, gboolean quiet,
+                   GError **error)
 {
-  WfApdCaps dropped = 0;
+  WfApdCapabilities dropped = 0;
 
-  if (!wf_apd_caps_drop (wf_apd_caps_unneeded (actuator, programs), &dropped, error))
+  if (!wf_apd_capabilities_drop (wf_apd_capabilities_unneeded (actuator, programs), &dropped,
+                                 error))
     return FALSE;
   for (int cap = 0; cap < 64; cap++)
     if ((dropped >> cap) & 1)
       {
-        g_autofree char *name = wf_apd_caps_name (cap);
+        g_autofree char *name = wf_apd_capabilities_name (cap);
 
         if (quiet)
           g_debug ("dropped %s (%s does not need it)", name, why);
@@ -367,7 +368,7 @@ main (int argc, char **argv)
    * even when the configuration has gone bad since the start. */
   if (do_restore)
     {
-      if (!drop_caps (NULL, FALSE, "--restore", TRUE, &error) ||
+      if (!drop_capabilities (NULL, FALSE, "--restore", TRUE, &error) ||
           !wf_apd_restore (config.state_path, &error))
         {
           g_printerr ("wlanfair-apd: %s\n", error->message);
@@ -408,7 +409,7 @@ main (int argc, char **argv)
                                             config.ack_priority ? " with ack-priority" : "",
                                             demand ? " with download-demand" : "");
 
-    if (!drop_caps (config.actuator, programs, why, FALSE, &error))
+    if (!drop_capabilities (config.actuator, programs, why, FALSE, &error))
       {
         g_printerr ("wlanfair-apd: %s\n", error->message);
         rc = 1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: the header parser of the reports a bridging AP
- * carries (wf_apd_frame_parse, apd/wlanfair-apd-carried.c) on arbitrary
+ * carries (wf_apd_frame_parse, apd/stations/wlanfair-apd-carried.c) on arbitrary
  * frames from the air. Input: 2 bytes ethertype (big-endian, as on the
  * wire: 0x0800 IPv4, 0x86dd IPv6, 0x8100 a VLAN tag the kernel left), 2
  * bytes of wire length beyond the bytes captured, then the frame from the

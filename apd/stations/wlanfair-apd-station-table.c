@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
-#include "wlanfair-apd-stations.h"
+#include "wlanfair-apd-station-table.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,9 +42,9 @@ typedef struct {
   gboolean      has_tx_packets;
   guint64       tx_packets;
   gint64        delivered;       /* this round; -1: unknown */
-  gboolean      has_offered;
-  guint64       offered;         /* cumulative, from the program */
-  gint64        win_offered[WAIT_ROUNDS];
+  gboolean      has_handed;
+  guint64       handed;          /* cumulative, from the program */
+  gint64        win_handed[WAIT_ROUNDS];
   gint64        win_missing[WAIT_ROUNDS];
   guint         win_n, win_next;
 } Entry;
@@ -176,7 +176,8 @@ wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint 
 }
 
 void
-wf_apd_stations_update_offered (WfApdStations *t, const WfApdOffered *counts, guint n)
+wf_apd_stations_update_download_demand (WfApdStations *t, const WfApdDownloadDemand *counts,
+                                        guint n)
 {
   GHashTableIter it;
   gpointer key, value;
@@ -193,10 +194,10 @@ wf_apd_stations_update_offered (WfApdStations *t, const WfApdOffered *counts, gu
       for (guint i = 0; i < n; i++)
         if (memcmp (counts[i].mac, e->s.mac, 6) == 0)
           now = counts[i].packets;
-      if (e->has_offered && now >= e->offered)
-        off = (gint64) (now - e->offered);
-      e->has_offered = TRUE;
-      e->offered = now;
+      if (e->has_handed && now >= e->handed)
+        off = (gint64) (now - e->handed);
+      e->has_handed = TRUE;
+      e->handed = now;
       if (off < 0 || e->delivered < 0)
         {
           /* No round to count: start over rather than mix intervals. */
@@ -204,13 +205,13 @@ wf_apd_stations_update_offered (WfApdStations *t, const WfApdOffered *counts, gu
           e->s.waits_at_ap = FALSE;
           continue;
         }
-      e->win_offered[e->win_next] = off;
+      e->win_handed[e->win_next] = off;
       e->win_missing[e->win_next] = off - e->delivered;
       e->win_next = (e->win_next + 1) % WAIT_ROUNDS;
       e->win_n = MIN (e->win_n + 1, WAIT_ROUNDS);
       for (guint k = 0; k < e->win_n; k++)
         {
-          sum_off += e->win_offered[k];
+          sum_off += e->win_handed[k];
           sum_missing += e->win_missing[k];
         }
       e->s.waits_at_ap = sum_missing >= WAIT_MIN_FRAMES && sum_missing >= WAIT_SHARE * sum_off;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "wlanfair-apd-stations.h"
+#include "wlanfair-apd-station-table.h"
 
 #define S (G_USEC_PER_SEC)
 
@@ -260,7 +260,7 @@ test_waits_at_ap (void)
   for (guint k = 0; k < G_N_ELEMENTS (r); k++)
     {
       WfApdApEntry d[] = { entry (mac_a, 1500 * r[k].del_a, 0), entry (mac_b, 1500 * r[k].del_b, 0) };
-      WfApdOffered o[] = { { .packets = r[k].off_a }, { .packets = r[k].off_b } };
+      WfApdDownloadDemand o[] = { { .packets = r[k].off_a }, { .packets = r[k].off_b } };
 
       d[0].has_tx_packets = d[1].has_tx_packets = TRUE;
       d[0].tx_packets = r[k].del_a;
@@ -268,7 +268,7 @@ test_waits_at_ap (void)
       memcpy (o[0].mac, mac_a, 6);
       memcpy (o[1].mac, mac_b, 6);
       wf_apd_stations_update_ap (t, d, 2, (10 + k) * S, NULL);
-      wf_apd_stations_update_offered (t, o, 2);
+      wf_apd_stations_update_download_demand (t, o, 2);
       if (k == 0)
         continue;
       g_test_message ("round %u: a %d, b %d", k, waits (t, snap, mac_a, (10 + k) * S),
@@ -282,7 +282,7 @@ test_waits_at_ap (void)
    * program): no round to count, the window starts over. */
   {
     WfApdApEntry d[] = { entry (mac_a, 1500 * 600, 0), entry (mac_b, 1500 * 2, 0) };
-    WfApdOffered o[] = { { .packets = 600 }, { .packets = 1 } };
+    WfApdDownloadDemand o[] = { { .packets = 600 }, { .packets = 1 } };
 
     d[0].has_tx_packets = d[1].has_tx_packets = TRUE;
     d[0].tx_packets = 600;
@@ -290,7 +290,7 @@ test_waits_at_ap (void)
     memcpy (o[0].mac, mac_a, 6);
     memcpy (o[1].mac, mac_b, 6);
     wf_apd_stations_update_ap (t, d, 2, 20 * S, NULL);
-    wf_apd_stations_update_offered (t, o, 2);
+    wf_apd_stations_update_download_demand (t, o, 2);
     g_assert_false (waits (t, snap, mac_b, 20 * S));
   }
 
@@ -299,18 +299,18 @@ test_waits_at_ap (void)
   {
     g_autoptr(WfApdStations) t2 = wf_apd_stations_new (&c);
     WfApdApEntry d[] = { entry (mac_a, 1000, 0) };
-    WfApdOffered o[] = { { .packets = 0 } };
+    WfApdDownloadDemand o[] = { { .packets = 0 } };
 
     d[0].has_tx_packets = d[0].tx_packets_32bit = TRUE;
     d[0].tx_packets = G_MAXUINT32 - 49;
     memcpy (o[0].mac, mac_a, 6);
     wf_apd_stations_update_ap (t2, d, 1, 21 * S, NULL);
-    wf_apd_stations_update_offered (t2, o, 1);
+    wf_apd_stations_update_download_demand (t2, o, 1);
     d[0].tx_bytes += 1500 * 100;
     d[0].tx_packets = 50;
     o[0].packets = 150;
     wf_apd_stations_update_ap (t2, d, 1, 22 * S, NULL);
-    wf_apd_stations_update_offered (t2, o, 1);
+    wf_apd_stations_update_download_demand (t2, o, 1);
     g_assert_true (waits (t2, snap, mac_a, 22 * S));
   }
   wf_apd_config_clear (&c);
@@ -320,8 +320,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/apd/stations/rates", test_rates);
-  g_test_add_func ("/apd/stations/reports", test_reports);
-  g_test_add_func ("/apd/stations/waits-at-ap", test_waits_at_ap);
+  g_test_add_func ("/apd/station-table/rates", test_rates);
+  g_test_add_func ("/apd/station-table/reports", test_reports);
+  g_test_add_func ("/apd/station-table/waits-at-ap", test_waits_at_ap);
   return g_test_run ();
 }

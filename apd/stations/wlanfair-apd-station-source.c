@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
-#include "wlanfair-apd-sta-source.h"
+#include "wlanfair-apd-station-source.h"
 
 #include <linux/nl80211.h>
 #include <net/if.h>
@@ -12,20 +12,20 @@
 #include "wlanfair-neigh.h"
 #include "wlanfair-nl80211-ap.h"
 
-struct _WfApdStaSource {
-  const WfApdConfig  *config;
-  int                 ifindex;
-  WfNl80211          *nl;       /* nl80211 only */
-  WfNl80211ApEvents  *events;
-  WfApdStaSourceChanged  changed;
-  gpointer            user_data;
-  GHashTable         *multi_logged; /* bridge ports with several hosts, logged */
+struct _WfApdStationSource {
+  const WfApdConfig        *config;
+  int                       ifindex;
+  WfNl80211                *nl;       /* nl80211 only */
+  WfNl80211ApEvents        *events;
+  WfApdStationSourceChanged changed;
+  gpointer                  user_data;
+  GHashTable               *multi_logged; /* bridge ports with several hosts, logged */
 };
 
 static void
 on_station_event (int ifindex, const guint8 *mac, gboolean added, gpointer user_data)
 {
-  WfApdStaSource *src = user_data;
+  WfApdStationSource *src = user_data;
   char m[18];
 
   if (ifindex != src->ifindex)
@@ -36,11 +36,11 @@ on_station_event (int ifindex, const guint8 *mac, gboolean added, gpointer user_
     src->changed (src->user_data);
 }
 
-WfApdStaSource *
-wf_apd_sta_source_new (const WfApdConfig *config, WfApdStaSourceChanged changed,
-                   gpointer user_data, GError **error)
+WfApdStationSource *
+wf_apd_station_source_new (const WfApdConfig *config, WfApdStationSourceChanged changed,
+                           gpointer user_data, GError **error)
 {
-  g_autoptr(WfApdStaSource) src = g_new0 (WfApdStaSource, 1);
+  g_autoptr(WfApdStationSource) src = g_new0 (WfApdStationSource, 1);
 
   src->config = config;
   src->changed = changed;
@@ -84,7 +84,7 @@ wf_apd_sta_source_new (const WfApdConfig *config, WfApdStaSourceChanged changed,
 }
 
 void
-wf_apd_sta_source_free (WfApdStaSource *src)
+wf_apd_station_source_free (WfApdStationSource *src)
 {
   if (!src)
     return;
@@ -95,13 +95,13 @@ wf_apd_sta_source_free (WfApdStaSource *src)
 }
 
 int
-wf_apd_sta_source_ifindex (WfApdStaSource *src)
+wf_apd_station_source_ifindex (WfApdStationSource *src)
 {
   return src->ifindex;
 }
 
 char *
-wf_apd_sta_source_describe (WfApdStaSource *src)
+wf_apd_station_source_describe (WfApdStationSource *src)
 {
   if (src->config->source == WF_APD_SOURCE_NL80211)
     return g_strdup_printf ("nl80211 station table of %s", src->config->interface);
@@ -129,7 +129,7 @@ from_ap_station (const WfApStation *a, WfApdApEntry *e)
 }
 
 static gboolean
-dump_nl80211 (WfApdStaSource *src, GArray *entries, GError **error)
+dump_nl80211 (WfApdStationSource *src, GArray *entries, GError **error)
 {
   g_autoptr(GArray) sta = g_array_new (FALSE, FALSE, sizeof (WfApStation));
 
@@ -152,7 +152,7 @@ dump_nl80211 (WfApdStaSource *src, GArray *entries, GError **error)
 /* One station per port: the port's counters (its transmit is the AP's
  * send to the station), the host the FDB knows behind it. */
 static gboolean
-dump_bridge (WfApdStaSource *src, GArray *entries, GError **error)
+dump_bridge (WfApdStationSource *src, GArray *entries, GError **error)
 {
   g_autoptr(GArray) links = g_array_new (FALSE, FALSE, sizeof (WfLinkStats));
   g_autoptr(GArray) fdb = g_array_new (FALSE, FALSE, sizeof (WfFdbEntry));
@@ -210,7 +210,8 @@ dump_bridge (WfApdStaSource *src, GArray *entries, GError **error)
 }
 
 gboolean
-wf_apd_sta_source_dump (WfApdStaSource *src, GArray *entries, GArray *neighs, GError **error)
+wf_apd_station_source_dump (WfApdStationSource *src, GArray *entries, GArray *neighs,
+                            GError **error)
 {
   guint first = entries->len;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ack-priority= (apd.conf): the BPF program of wlanfair-ackprio.bpf.c at
+/* ack-priority= (apd.conf): the BPF program of wlanfair-ack-priority.bpf.c at
  * tc egress of the AP interface, re-marking the stations' pure ACKs and
  * handshakes CS6 (access category voice). Cell-wide, not per station: it
  * runs from the daemon's start to its stop, in every mode. Recorded in
@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-#include "wlanfair-ackprio-shared.h"
+#include "wlanfair-ack-priority-shared.h"
 #include "wlanfair-apd-state.h"
 
 G_BEGIN_DECLS
@@ -31,8 +31,9 @@ gboolean   wf_ack_prio_stop (WfAckPrio *ap, GError **error);
 /* After a crash: what the state's group for ifname says was attached.
  * Idempotent; leaves the group for the caller to remove. */
 gboolean   wf_ack_prio_restore (const char *ifname, WfApdState *state, GError **error);
-/* The counters since the start, every CPU's summed ([WF_ACKPRIO_*]). */
-gboolean   wf_ack_prio_counters (WfAckPrio *ap, guint64 out[WF_ACKPRIO_N], GError **error);
+/* The counters since the start, every CPU's summed (indexed by the
+ * counters of wlanfair-ack-priority-shared.h). */
+gboolean   wf_ack_prio_counters (WfAckPrio *ap, guint64 out[WF_ACK_PRIO_N], GError **error);
 /* Whether ifname has our filter (tests, --check). */
 gboolean   wf_ack_prio_attached (const char *ifname);
 const char *wf_ack_prio_ifname (WfAckPrio *ap);

@@ -3,7 +3,7 @@
  * dependency for two system calls). */
 #include "config.h"
 
-#include "wlanfair-apd-caps.h"
+#include "wlanfair-apd-capabilities.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -18,10 +18,10 @@
 #endif
 G_STATIC_ASSERT (CAP_BPF == WF_APD_CAP_BPF);
 
-WfApdCaps
-wf_apd_caps_unneeded (const char *actuator, gboolean programs)
+WfApdCapabilities
+wf_apd_capabilities_unneeded (const char *actuator, gboolean programs)
 {
-  return g_strcmp0 (actuator, "rwnd") == 0 || programs ? 0 : (WfApdCaps) 1 << CAP_BPF;
+  return g_strcmp0 (actuator, "rwnd") == 0 || programs ? 0 : (WfApdCapabilities) 1 << CAP_BPF;
 }
 
 static gboolean
@@ -33,7 +33,7 @@ get (struct __user_cap_data_struct data[2])
 }
 
 gboolean
-wf_apd_caps_permitted (int cap)
+wf_apd_capabilities_permitted (int cap)
 {
   struct __user_cap_data_struct data[2] = { { 0 } };
 
@@ -43,11 +43,11 @@ wf_apd_caps_permitted (int cap)
 }
 
 gboolean
-wf_apd_caps_drop (WfApdCaps caps, WfApdCaps *dropped, GError **error)
+wf_apd_capabilities_drop (WfApdCapabilities caps, WfApdCapabilities *dropped, GError **error)
 {
   struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
   struct __user_cap_data_struct data[2] = { { 0 } };
-  WfApdCaps had = 0;
+  WfApdCapabilities had = 0;
 
   if (dropped)
     *dropped = 0;
@@ -63,7 +63,7 @@ wf_apd_caps_drop (WfApdCaps caps, WfApdCaps *dropped, GError **error)
       if (!((caps >> cap) & 1))
         continue;
       if (data[cap / 32].permitted & bit)
-        had |= (WfApdCaps) 1 << cap;
+        had |= (WfApdCapabilities) 1 << cap;
       /* Ambient first (it must stay within permitted and inheritable);
        * EINVAL: a kernel that does not know the capability. */
       prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0);
@@ -84,7 +84,7 @@ wf_apd_caps_drop (WfApdCaps caps, WfApdCaps *dropped, GError **error)
 }
 
 char *
-wf_apd_caps_name (int cap)
+wf_apd_capabilities_name (int cap)
 {
   switch (cap)
     {

@@ -16,16 +16,19 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
-#include "wlanfair-ackprio-shared.h"
+#include "wlanfair-ack-priority-shared.h"
 
 char _license[] SEC ("license") = "GPL";
+
+/* The program's name (wf_ackprio) is the kernel's: a restore after a
+ * crash finds the filter by it, so it stays as older releases had it. */
 
 #define TH_SYN 0x02
 #define IP4_CSUM_OFF (ETH_HLEN + 10)
 
 struct {
   __uint (type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint (max_entries, WF_ACKPRIO_N);
+  __uint (max_entries, WF_ACK_PRIO_N);
   __type (key, __u32);
   __type (value, __u64);
 } counters SEC (".maps");
@@ -90,13 +93,13 @@ wf_ackprio (struct __sk_buff *skb)
         return TC_ACT_UNSPEC;
       if (ip[1] >> 2)
         {
-          count (WF_ACKPRIO_KEPT_PACKETS, 1);
+          count (WF_ACK_PRIO_KEPT_PACKETS, 1);
           return TC_ACT_UNSPEC;
         }
       /* The header checksum covers the 16-bit word of version, IHL and
        * DS field. */
       old = bpf_htons ((__u16) (ip[0] << 8 | ip[1]));
-      ip[1] = (__u8) (WF_ACKPRIO_DSCP << 2 | (ip[1] & 3));
+      ip[1] = (__u8) (WF_ACK_PRIO_DSCP << 2 | (ip[1] & 3));
       new = bpf_htons ((__u16) (ip[0] << 8 | ip[1]));
       if (bpf_skb_store_bytes (skb, ETH_HLEN + 1, &ip[1], 1, 0) < 0 ||
           bpf_l3_csum_replace (skb, IP4_CSUM_OFF, old, new, 2) < 0)
@@ -114,11 +117,11 @@ wf_ackprio (struct __sk_buff *skb)
       tc = (__u32) (ip[0] & 0xf) << 4 | ip[1] >> 4;
       if (tc >> 2)
         {
-          count (WF_ACKPRIO_KEPT_PACKETS, 1);
+          count (WF_ACK_PRIO_KEPT_PACKETS, 1);
           return TC_ACT_UNSPEC;
         }
       /* No checksum covers the traffic class. */
-      tc = WF_ACKPRIO_DSCP << 2 | (tc & 3);
+      tc = WF_ACK_PRIO_DSCP << 2 | (tc & 3);
       ip[0] = (__u8) (0x60 | tc >> 4);
       ip[1] = (__u8) ((tc & 0xf) << 4 | (ip[1] & 0xf));
       if (bpf_skb_store_bytes (skb, ETH_HLEN, ip, 2, 0) < 0)
@@ -126,7 +129,7 @@ wf_ackprio (struct __sk_buff *skb)
     }
   else
     return TC_ACT_UNSPEC;
-  count (WF_ACKPRIO_MARKED_PACKETS, 1);
-  count (WF_ACKPRIO_MARKED_BYTES, skb->len);
+  count (WF_ACK_PRIO_MARKED_PACKETS, 1);
+  count (WF_ACK_PRIO_MARKED_BYTES, skb->len);
   return TC_ACT_UNSPEC;
 }

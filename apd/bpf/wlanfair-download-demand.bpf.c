@@ -12,15 +12,19 @@
 
 #include <bpf/bpf_helpers.h>
 
-#include "wlanfair-offered-shared.h"
+#include "wlanfair-download-demand-shared.h"
 
 char _license[] SEC ("license") = "GPL";
 
+/* The map's and the program's names (offered, wf_offered) are the
+ * kernel's: bpftool shows them and a restore after a crash finds the
+ * filter by the program's name, so they stay as older releases had them. */
+
 struct {
   __uint (type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
-  __uint (max_entries, WF_OFFERED_MAX_STATIONS);
+  __uint (max_entries, WF_DOWNLOAD_DEMAND_MAX_STATIONS);
   __type (key, __u64);
-  __type (value, struct wf_offered_count);
+  __type (value, struct wf_download_demand_count);
 } offered SEC (".maps");
 
 /* The address is read into a per-CPU map value, not onto the stack, and
@@ -44,7 +48,7 @@ wf_offered (struct __sk_buff *skb)
 {
   __u64 zero = 0;   /* an 8-byte local (above) */
   struct scratch *sc = bpf_map_lookup_elem (&scratch, &zero);
-  struct wf_offered_count *v;
+  struct wf_download_demand_count *v;
   __u8 *m;
   __u64 key;
   __u32 frames;
@@ -67,7 +71,7 @@ wf_offered (struct __sk_buff *skb)
     }
   else
     {
-      struct wf_offered_count one = { .packets = frames, .bytes = skb->len };
+      struct wf_download_demand_count one = { .packets = frames, .bytes = skb->len };
 
       /* Another CPU may insert it first: that frame goes uncounted. */
       bpf_map_update_elem (&offered, &key, &one, BPF_NOEXIST);

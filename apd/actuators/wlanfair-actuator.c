@@ -9,8 +9,8 @@
 
 #include "wlanfair-actuator.h"
 #ifdef WF_HAVE_ACK_PRIO
-#include "wlanfair-ackprio.h"
-#include "wlanfair-offered.h"
+#include "wlanfair-ack-priority.h"
+#include "wlanfair-download-demand.h"
 #endif
 #include "wlanfair-error.h"
 
@@ -259,7 +259,7 @@ wf_actuator_restore_all (WfApdState *state, GError **error)
       gboolean (*restore_owned) (const char *, WfApdState *, GError **) =
         !colon || !colon[1] ? NULL
         : g_str_equal (name, WF_ACK_PRIO_NAME) ? wf_ack_prio_restore
-        : g_str_equal (name, WF_OFFERED_NAME) ? wf_offered_restore : NULL;
+        : g_str_equal (name, WF_DOWNLOAD_DEMAND_NAME) ? wf_download_demand_restore : NULL;
 
       if (restore_owned)
         {

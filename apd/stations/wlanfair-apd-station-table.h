@@ -31,12 +31,12 @@ typedef struct {
 } WfApdApEntry;
 
 /* What the AP was handed for one station since download-demand='s
- * program was loaded (wlanfair-offered.h). */
+ * program was loaded (wlanfair-download-demand.h). */
 typedef struct {
   guint8  mac[6];
   guint64 packets;
   guint64 bytes;
-} WfApdOffered;
+} WfApdDownloadDemand;
 
 typedef struct _WfApdStations WfApdStations;
 
@@ -52,7 +52,8 @@ void wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries,
 /* download-demand='s counts, after the round's update_ap: over the last
  * rounds, frames handed to a station and not (yet) delivered say that it
  * waits at the AP (WfApdStation.waits_at_ap). */
-void wf_apd_stations_update_offered (WfApdStations *t, const WfApdOffered *counts, guint n);
+void wf_apd_stations_update_download_demand (WfApdStations *t, const WfApdDownloadDemand *counts,
+                                             guint n);
 /* The neighbour table (WfNeigh), for addresses. */
 void wf_apd_stations_update_neigh (WfApdStations *t, GArray *neighs);
 /* A report that passed the receiver (taken), matched to a station by

@@ -2,20 +2,21 @@
 /* Loading, attaching and recording the ack-priority program. */
 #include "config.h"
 
-#include "wlanfair-ackprio.h"
+#include "wlanfair-ack-priority.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
 
-#include "wlanfair-ackprio.skel.h"
+#include "wlanfair-ack-priority.skel.h"
 #include "wlanfair-error.h"
 #include "wlanfair-tc-bpf-owned.h"
 
 struct _WfAckPrio {
-  struct wlanfair_ackprio *skel;
+  struct wlanfair_ack_priority *skel;
   WfTcBpfOwned owned;
 };
 
+/* prog_name: the kernel's name (wlanfair-ack-priority.bpf.c), kept. */
 static const WfTcBpfSpec tc_spec = {
   .what = WF_ACK_PRIO_NAME, .prog_name = "wf_ackprio",
   .handle = WF_ACK_PRIO_TC_HANDLE, .prio = WF_ACK_PRIO_TC_PRIO,
@@ -28,30 +29,30 @@ ack_prio_free (WfAckPrio *ap)
   if (!ap)
     return;
   if (ap->skel)
-    wlanfair_ackprio__destroy (ap->skel);
+    wlanfair_ack_priority__destroy (ap->skel);
   wf_tc_bpf_owned_clear (&ap->owned);
   g_free (ap);
 }
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfAckPrio, ack_prio_free)
 
-static struct wlanfair_ackprio *
+static struct wlanfair_ack_priority *
 load (GError **error)
 {
-  struct wlanfair_ackprio *skel;
+  struct wlanfair_ack_priority *skel;
   int err;
 
   wf_tc_bpf_route_libbpf_log ();
-  skel = wlanfair_ackprio__open ();
+  skel = wlanfair_ack_priority__open ();
   if (!skel)
     {
       wf_tc_bpf_set_error (error, WF_ACK_PRIO_NAME, errno, "opening the BPF object");
       return NULL;
     }
-  if ((err = wlanfair_ackprio__load (skel)) < 0)
+  if ((err = wlanfair_ack_priority__load (skel)) < 0)
     {
       wf_tc_bpf_set_error (error, WF_ACK_PRIO_NAME, -err, "loading the BPF program");
-      wlanfair_ackprio__destroy (skel);
+      wlanfair_ack_priority__destroy (skel);
       return NULL;
     }
   return skel;
@@ -60,11 +61,11 @@ load (GError **error)
 gboolean
 wf_ack_prio_probe (GError **error)
 {
-  struct wlanfair_ackprio *skel = load (error);
+  struct wlanfair_ack_priority *skel = load (error);
 
   if (!skel)
     return FALSE;
-  wlanfair_ackprio__destroy (skel);
+  wlanfair_ack_priority__destroy (skel);
   return TRUE;
 }
 
@@ -102,9 +103,9 @@ wf_ack_prio_stop (WfAckPrio *ap, GError **error)
 }
 
 gboolean
-wf_ack_prio_counters (WfAckPrio *ap, guint64 out[WF_ACKPRIO_N], GError **error)
+wf_ack_prio_counters (WfAckPrio *ap, guint64 out[WF_ACK_PRIO_N], GError **error)
 {
-  int err = wf_tc_bpf_percpu_sums (bpf_map__fd (ap->skel->maps.counters), WF_ACKPRIO_N, out);
+  int err = wf_tc_bpf_percpu_sums (bpf_map__fd (ap->skel->maps.counters), WF_ACK_PRIO_N, out);
 
   if (err)
     {
