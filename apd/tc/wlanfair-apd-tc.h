@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The tc plumbing of the rate and delay actuators (libnl-route).
+/* The rate and delay actuators' tc tree and its restore (its rtnetlink
+ * pieces: wlanfair-tc-rtnl.h).
  *
  * Egress of the AP interface: an HTB root (handle fa1:) whose default
  * class fa1:1 does not limit (rate = ceil = twice the link's speed, 40
