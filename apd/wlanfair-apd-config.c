@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "wlanfair-actuator.h"
+#include "wlanfair-cell-program.h"
 #include "wlanfair-error.h"
 #include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
@@ -35,14 +36,8 @@ wf_apd_config_may_act (const WfApdConfig *c, gboolean have_key)
 gboolean
 wf_apd_config_demand_probe (const WfApdConfig *c, gboolean may_act)
 {
-#ifdef WF_HAVE_ACK_PRIO
   return c->download_demand == WF_APD_DEMAND_YES ||
          (c->download_demand == WF_APD_DEMAND_AUTO && may_act);
-#else
-  (void) c;
-  (void) may_act;
-  return FALSE;
-#endif
 }
 
 void
@@ -257,6 +252,9 @@ wf_apd_config_set (WfApdConfig *c, const char *key, const char *value, GError **
           for (const WfActuatorOps *const *o = wf_actuator_list (); *o; o++)
             if (!g_str_equal ((*o)->name, "fake"))
               g_string_append_printf (names, ", %s", (*o)->name);
+          if (g_str_equal (v, "rwnd"))
+            return invalid (error, "actuator=rwnd needs its BPF program, which this build lacks "
+                            "(no BPF toolchain at build time; built: %s)", names->str);
           return invalid (error, "actuator '%s' must be one of %s", v, names->str);
         }
       g_free (c->actuator);
@@ -459,14 +457,13 @@ wf_apd_config_check (WfApdConfig *c, GError **error)
   if (c->port_rates->len > 0 && c->source != WF_APD_SOURCE_BRIDGE_PORTS)
     return invalid (error, "port-rates applies to stations-from=bridge-ports only "
                     "(nl80211 gives a real AP's rates)");
-#ifndef WF_HAVE_ACK_PRIO
-  if (c->ack_priority)
+  /* A program this build lacks is never silently dropped. */
+  if (c->ack_priority && !wf_cell_program_find ("ack-priority"))
     return invalid (error, "ack-priority=yes needs its BPF program, which this build lacks "
                     "(no BPF toolchain at build time)");
-  if (c->download_demand == WF_APD_DEMAND_YES)
+  if (c->download_demand == WF_APD_DEMAND_YES && !wf_cell_program_find ("download-demand"))
     return invalid (error, "download-demand=yes needs its BPF program, which this build lacks "
                     "(no BPF toolchain at build time)");
-#endif
   /* rwnd's keys: never ignored. */
   if ((c->rwnd_policy != WF_RWND_POLICY_STATION || c->rwnd_capacity_bps > 0) &&
       !g_str_equal (c->actuator, "rwnd"))

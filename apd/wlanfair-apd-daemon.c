@@ -2,10 +2,6 @@
 #include "config.h"
 
 #include "wlanfair-apd-daemon.h"
-#ifdef WF_HAVE_ACK_PRIO
-#include "wlanfair-ack-priority.h"
-#include "wlanfair-download-demand.h"
-#endif
 
 #include <errno.h>
 #include <glib-unix.h>
@@ -17,13 +13,13 @@
 #include "wlanfair-apd-carried.h"
 #include "wlanfair-apd-output.h"
 #include "wlanfair-apd-receiver.h"
+#include "wlanfair-apd-restore.h"
 #include "wlanfair-apd-station-source.h"
 #include "wlanfair-apd-station-table.h"
 #include "wlanfair-apd-view.h"
+#include "wlanfair-cell-program.h"
 #include "wlanfair-error.h"
-#include "wlanfair-file.h"
 #include "wlanfair-notify.h"
-#include "wlanfair-prometheus.h"
 
 /* A cap that moves by less than this is left as it is: a tc change per
  * station per round for noise would only churn the state file. */
@@ -51,9 +47,7 @@ struct _WfApdDaemon {
   char            *carried_note;
   WfApdController *controller;
   WfActuator      *actuator;      /* NULL: actuator=none */
-  gpointer         ack_prio;      /* WfAckPrio, NULL: ack-priority=no */
-  gpointer         download_demand;  /* WfDownloadDemand, NULL: download-demand off */
-  gboolean         download_demand_failing;
+  WfCellPrograms  *cell;          /* the cell programs started (NULL: before) */
   gboolean         may_act;
   char            *observe_reason;
   WfApdMode        mode;
@@ -66,8 +60,7 @@ struct _WfApdDaemon {
   gboolean         dump_failing;
   guint64          rounds, unmatched;
   GHashTable      *sta;           /* mac_str -> StaState */
-  char            *textfile_dir;  /* NULL: none */
-  gboolean         status_failing, textfile_failing;
+  WfApdOutputs    *outputs;
   guint64          watchdog_usec;
 };
 
@@ -93,18 +86,6 @@ on_report (WfReportView *view, const WfApdReportFrom *from, gpointer user_data)
                                    from->has_mac ? from->mac : NULL, from->path,
                                    g_get_monotonic_time ()))
     d->unmatched++;
-}
-
-gboolean
-wf_apd_restore (const char *state_path, GError **error)
-{
-  g_autoptr(WfApdState) st = wf_apd_state_open (state_path, error);
-
-  if (!st)
-    return FALSE;
-  if (wf_apd_state_is_empty (st))
-    return TRUE;
-  return wf_actuator_restore_all (st, error);
 }
 
 /* The reports the AP carries for a gateway it is not: on unless
@@ -142,75 +123,6 @@ carried_open (WfApdDaemon *d, GError **error)
   return TRUE;
 }
 
-/* Where the textfile goes: the configured directory, or node_exporter's
- * where it exists; NULL for none. */
-static char *
-textfile_dir (const WfApdConfig *config)
-{
-  const char *dir = config->textfile_dir_explicit ? config->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
-
-  if (dir && dir[0] && (config->textfile_dir_explicit || g_file_test (dir, G_FILE_TEST_IS_DIR)))
-    return g_strdup (dir);
-  return NULL;
-}
-
-/* A default path (RuntimeDirectory=) whose directory is not there yet:
- * made at start, so --check has nothing to test. */
-static gboolean
-own_dir_pending (const char *path, const char *default_path, gboolean make)
-{
-  g_autofree char *dir = g_path_get_dirname (default_path);
-
-  return !make && g_str_equal (path, default_path) && !g_file_test (dir, G_FILE_TEST_EXISTS);
-}
-
-gboolean
-wf_apd_check_outputs (const WfApdConfig *config, gboolean make, GError **error)
-{
-  g_autofree char *sdir = g_path_get_dirname (WF_APD_DEFAULT_STATUS);
-
-  /* The defaults' directory is ours; made on a run by hand, for every
-   * user (wlanfairctl ap), before the state file's code would make it
-   * 0700. Any other directory must exist (wlanfair-file.h). */
-  if (make && (g_str_equal (config->status_path, WF_APD_DEFAULT_STATUS) ||
-               g_str_equal (config->state_path, WF_APD_STATE_DEFAULT)) &&
-      !wf_file_make_own_dir (sdir, 0755, error))
-    return FALSE;
-  if (config->status_path[0] &&
-      !own_dir_pending (config->status_path, WF_APD_DEFAULT_STATUS, make) &&
-      !wf_file_check (config->status_path, error))
-    return FALSE;
-  if (!own_dir_pending (config->state_path, WF_APD_STATE_DEFAULT, make) &&
-      !wf_file_check (config->state_path, error))
-    return FALSE;
-  /* The default textfile directory is used while it exists; a named one
-   * must work from the start. */
-  if (config->textfile_dir_explicit && config->textfile_dir && config->textfile_dir[0] &&
-      !wf_textfile_check (config->textfile_dir, WF_APD_PROM_FILE, error))
-    return FALSE;
-  return TRUE;
-}
-
-void
-wf_apd_remove_outputs (const WfApdConfig *config)
-{
-  g_autofree char *dir = textfile_dir (config);
-
-  g_autoptr(GError) error = NULL;
-
-  /* Regular files alone: status=/dev/null must not lose the device. */
-  if (config->status_path[0] && !wf_file_remove (config->status_path, &error))
-    g_debug ("%s", error->message);
-  g_clear_error (&error);
-  if (dir)
-    {
-      g_autofree char *prom = g_build_filename (dir, WF_APD_PROM_FILE, NULL);
-
-      if (!wf_file_remove (prom, &error))
-        g_debug ("%s", error->message);
-    }
-}
-
 WfApdDaemon *
 wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
 {
@@ -223,7 +135,7 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
 
   /* The status file is for every user (wlanfairctl ap): its directory
    * too, before the state file's code would make it 0700. */
-  if (!wf_apd_check_outputs (config, TRUE, error))
+  if (!wf_apd_outputs_check (config, TRUE, error))
     return NULL;
   d->state = wf_apd_state_open (config->state_path, error);
   if (!d->state)
@@ -234,7 +146,7 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
       g_autoptr(GError) local = NULL;
 
       g_message ("%s records changes of an earlier run: restoring them", config->state_path);
-      if (!wf_actuator_restore_all (d->state, &local))
+      if (!wf_apd_restore_all (d->state, &local))
         {
           g_set_error (error, WF_ERROR, WF_ERROR_FAILED,
                        "could not restore what an earlier run changed: %s", local->message);
@@ -271,7 +183,7 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
   if (!d->receiver || !carried_open (d, error))
     return NULL;
 
-  d->textfile_dir = textfile_dir (config);
+  d->outputs = wf_apd_outputs_new (config);
   d->mode = d->may_act ? WF_APD_MODE_FAIL_OPEN : WF_APD_MODE_OBSERVE;
   d->mode_reason = g_strdup (d->may_act ? "waiting for a first trusted report" : d->observe_reason);
   return g_steal_pointer (&d);
@@ -295,7 +207,7 @@ wf_apd_daemon_free (WfApdDaemon *d)
   g_free (d->observe_reason);
   g_free (d->carried_note);
   g_free (d->mode_reason);
-  g_free (d->textfile_dir);
+  g_clear_pointer (&d->outputs, wf_apd_outputs_free);
   g_free (d);
 }
 
@@ -529,72 +441,6 @@ forget_left (WfApdDaemon *d, GPtrArray *left)
 }
 
 static void
-write_outputs (WfApdDaemon *d, const WfApdView *v)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (d->config->status_path[0])
-    {
-      g_autofree char *text = wf_apd_output_status (v);
-      if (!wf_file_write (d->config->status_path, text, strlen (text), 0644,
-                          WF_FILE_EXACT_MODE, &error))
-        {
-          if (!d->status_failing)
-            g_warning ("status file: %s", error->message);
-          d->status_failing = TRUE;
-          g_clear_error (&error);
-        }
-      else
-        d->status_failing = FALSE;
-    }
-  if (d->textfile_dir)
-    {
-      g_autofree char *text = wf_apd_output_prometheus (v);
-      if (!wf_prometheus_write_named (d->textfile_dir, WF_APD_PROM_FILE, text, &error))
-        {
-          if (!d->textfile_failing)
-            g_warning ("textfile: %s", error->message);
-          d->textfile_failing = TRUE;
-        }
-      else
-        d->textfile_failing = FALSE;
-    }
-}
-
-/* download-demand=: right after the dump, so that both count the same
- * interval. */
-static void
-read_download_demand (WfApdDaemon *d)
-{
-#ifdef WF_HAVE_ACK_PRIO
-  g_autoptr(GArray) counts = NULL;
-  g_autoptr(GError) error = NULL;
-
-  if (!d->download_demand)
-    return;
-  counts = g_array_new (FALSE, FALSE, sizeof (WfApdDownloadDemand));
-  if (!wf_download_demand_read (d->download_demand, counts, &error))
-    {
-      if (!d->download_demand_failing)
-        g_warning ("%s: starved downloads look idle until it can be read again",
-                   error->message);
-      d->download_demand_failing = TRUE;
-      g_array_set_size (counts, 0);
-    }
-  else if (d->download_demand_failing)
-    {
-      g_message ("%s: its counts can be read again", WF_DOWNLOAD_DEMAND_NAME);
-      d->download_demand_failing = FALSE;
-    }
-  /* Unreadable: no station's counts, which resets every window. */
-  wf_apd_stations_update_download_demand (d->stations, (WfApdDownloadDemand *) counts->data,
-                                          counts->len);
-#else
-  (void) d;
-#endif
-}
-
-static void
 round_run (WfApdDaemon *d)
 {
   const WfApdConfig *c = d->config;
@@ -624,7 +470,7 @@ round_run (WfApdDaemon *d)
                                  now, left);
       wf_apd_stations_update_neigh (d->stations, neighs);
       forget_left (d, left);
-      read_download_demand (d);
+      wf_cell_programs_after_dump (d->cell, d->stations);
     }
   else
     {
@@ -688,24 +534,8 @@ round_run (WfApdDaemon *d)
     .untrusted = wf_apd_stations_untrusted (d->stations), .unmatched = d->unmatched,
     .actuator_status = d->actuator ? wf_actuator_status (d->actuator) : NULL,
   };
-#ifdef WF_HAVE_ACK_PRIO
-  if (d->ack_prio)
-    {
-      guint64 ap[WF_ACK_PRIO_N];
-      g_autoptr(GError) aerr = NULL;
-
-      view.ack_priority_on = TRUE;
-      if (wf_ack_prio_counters (d->ack_prio, ap, &aerr))
-        {
-          view.ack_priority_packets = ap[WF_ACK_PRIO_MARKED_PACKETS];
-          view.ack_priority_bytes = ap[WF_ACK_PRIO_MARKED_BYTES];
-          view.ack_priority_kept = ap[WF_ACK_PRIO_KEPT_PACKETS];
-        }
-      else
-        g_debug ("%s", aerr->message);
-    }
-#endif
-  write_outputs (d, &view);
+  wf_cell_programs_view (d->cell, &view);
+  wf_apd_outputs_write (d->outputs, &view);
   g_clear_pointer (&view.actuator_status, json_node_unref);
   if (d->watchdog_usec)
     wf_notify ("WATCHDOG=1");
@@ -728,35 +558,6 @@ on_signal (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
-#ifdef WF_HAVE_ACK_PRIO
-/* download-demand=auto: on where the daemon may act and the program
- * loads, a warning where it does not; yes: no start without it. */
-static gboolean
-start_download_demand (WfApdDaemon *d, GError **error)
-{
-  const WfApdConfig *c = d->config;
-  g_autoptr(WfDownloadDemand) o = NULL;
-  g_autoptr(GError) local = NULL;
-
-  if (!wf_apd_config_demand_probe (c, d->may_act))
-    return TRUE;
-  if (!(o = wf_download_demand_load (&local)) ||
-      !wf_download_demand_attach (o, c->interface, d->state, &local))
-    {
-      if (c->download_demand == WF_APD_DEMAND_YES)
-        {
-          g_propagate_error (error, g_steal_pointer (&local));
-          return FALSE;
-        }
-      g_warning ("%s (download-demand=auto): starved downloads will look idle; "
-                 "download-demand=no says so without this warning", local->message);
-      return TRUE;
-    }
-  d->download_demand = g_steal_pointer (&o);
-  return TRUE;
-}
-#endif
-
 int
 wf_apd_daemon_run (WfApdDaemon *d)
 {
@@ -765,22 +566,13 @@ wf_apd_daemon_run (WfApdDaemon *d)
   g_autofree char *src = wf_apd_station_source_describe (d->source);
 
   d->loop = g_main_loop_new (NULL, FALSE);
-#ifdef WF_HAVE_ACK_PRIO
   /* Cell-wide and independent of the reports: on from start to stop, in
    * every mode. */
-  if (c->ack_priority && !(d->ack_prio = wf_ack_prio_start (c->interface, d->state, &error)))
+  if (!(d->cell = wf_cell_programs_start (c, d->may_act, d->state, &error)))
     {
       g_critical ("%s", error->message);
       return 1;
     }
-  if (!start_download_demand (d, &error))
-    {
-      g_critical ("%s", error->message);
-      if (d->ack_prio && !wf_ack_prio_stop (g_steal_pointer (&d->ack_prio), &error))
-        g_critical ("%s (wlanfair-apd --restore retries)", error->message);
-      return 1;
-    }
-#endif
   d->started_us = g_get_real_time ();
   d->started_mono = g_get_monotonic_time ();
   d->last_dump_ok = d->started_mono;
@@ -812,22 +604,13 @@ wf_apd_daemon_run (WfApdDaemon *d)
       d->exit_code = 1;
       g_clear_error (&error);
     }
-#ifdef WF_HAVE_ACK_PRIO
-  /* After the actuator (a clsact qdisc the actuator kept may be ours),
-   * in the reverse order of their starts. */
-  if (d->download_demand &&
-      !wf_download_demand_stop (g_steal_pointer (&d->download_demand), &error))
+  /* After the actuator: a clsact qdisc the actuator kept may be theirs. */
+  if (!wf_cell_programs_stop (g_steal_pointer (&d->cell), &error))
     {
       g_critical ("%s (wlanfair-apd --restore retries)", error->message);
       d->exit_code = 1;
       g_clear_error (&error);
     }
-  if (d->ack_prio && !wf_ack_prio_stop (g_steal_pointer (&d->ack_prio), &error))
-    {
-      g_critical ("%s (wlanfair-apd --restore retries)", error->message);
-      d->exit_code = 1;
-    }
-#endif
-  wf_apd_remove_outputs (c);
+  wf_apd_outputs_remove (c);
   return d->exit_code;
 }

@@ -24,18 +24,6 @@ void         wf_apd_daemon_free (WfApdDaemon *d);
  * (actuator stop) and removes the status file before returning. */
 int          wf_apd_daemon_run (WfApdDaemon *d);
 
-/* `--restore`: undoes what the state file records. */
-gboolean     wf_apd_restore (const char *state_path, GError **error);
-/* Removes the status file and the textfile a run writes: after a crash
- * (`--restore`) as after a stop, last figures would look current. */
-/* The status file, the state file and a named textfile directory by the
- * rules of wlanfair-file.h; `make`: the daemon's own directory is made
- * (the start), else nothing is written (--check). */
-gboolean     wf_apd_check_outputs  (const WfApdConfig *config,
-                                    gboolean           make,
-                                    GError           **error);
-void         wf_apd_remove_outputs (const WfApdConfig *config);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfApdDaemon, wf_apd_daemon_free)
 
 G_END_DECLS

@@ -6,9 +6,12 @@
 #include <arpa/inet.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "wlanfair-file.h"
+#include "wlanfair-prometheus.h"
 #include "wlanfair-textfile.h"
 
 static const char *
@@ -413,3 +416,134 @@ wf_apd_output_prometheus (const WfApdView *v)
     }
   return g_string_free (out, FALSE);
 }
+
+/* The files: where they go, written each round, removed at the stop. */
+
+struct _WfApdOutputs {
+  char    *status_path;   /* "": none */
+  char    *textfile_dir;  /* NULL: none */
+  gboolean status_failing, textfile_failing;   /* said once until it works */
+};
+
+/* Where the textfile goes: the configured directory, or node_exporter's
+ * where it exists; NULL for none. */
+static char *
+textfile_dir (const WfApdConfig *config)
+{
+  const char *dir = config->textfile_dir_explicit ? config->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
+
+  if (dir && dir[0] && (config->textfile_dir_explicit || g_file_test (dir, G_FILE_TEST_IS_DIR)))
+    return g_strdup (dir);
+  return NULL;
+}
+
+/* A default path (RuntimeDirectory=) whose directory is not there yet:
+ * made at start, so --check has nothing to test. */
+static gboolean
+own_dir_pending (const char *path, const char *default_path, gboolean make)
+{
+  g_autofree char *dir = g_path_get_dirname (default_path);
+
+  return !make && g_str_equal (path, default_path) && !g_file_test (dir, G_FILE_TEST_EXISTS);
+}
+
+gboolean
+wf_apd_outputs_check (const WfApdConfig *config, gboolean make, GError **error)
+{
+  g_autofree char *sdir = g_path_get_dirname (WF_APD_DEFAULT_STATUS);
+
+  /* The defaults' directory is ours; made on a run by hand, for every
+   * user (wlanfairctl ap), before the state file's code would make it
+   * 0700. Any other directory must exist (wlanfair-file.h). */
+  if (make && (g_str_equal (config->status_path, WF_APD_DEFAULT_STATUS) ||
+               g_str_equal (config->state_path, WF_APD_STATE_DEFAULT)) &&
+      !wf_file_make_own_dir (sdir, 0755, error))
+    return FALSE;
+  if (config->status_path[0] &&
+      !own_dir_pending (config->status_path, WF_APD_DEFAULT_STATUS, make) &&
+      !wf_file_check (config->status_path, error))
+    return FALSE;
+  if (!own_dir_pending (config->state_path, WF_APD_STATE_DEFAULT, make) &&
+      !wf_file_check (config->state_path, error))
+    return FALSE;
+  /* The default textfile directory is used while it exists; a named one
+   * must work from the start. */
+  if (config->textfile_dir_explicit && config->textfile_dir && config->textfile_dir[0] &&
+      !wf_textfile_check (config->textfile_dir, WF_APD_PROM_FILE, error))
+    return FALSE;
+  return TRUE;
+}
+
+void
+wf_apd_outputs_remove (const WfApdConfig *config)
+{
+  g_autofree char *dir = textfile_dir (config);
+
+  g_autoptr(GError) error = NULL;
+
+  /* Regular files alone: status=/dev/null must not lose the device. */
+  if (config->status_path[0] && !wf_file_remove (config->status_path, &error))
+    g_debug ("%s", error->message);
+  g_clear_error (&error);
+  if (dir)
+    {
+      g_autofree char *prom = g_build_filename (dir, WF_APD_PROM_FILE, NULL);
+
+      if (!wf_file_remove (prom, &error))
+        g_debug ("%s", error->message);
+    }
+}
+
+WfApdOutputs *
+wf_apd_outputs_new (const WfApdConfig *config)
+{
+  WfApdOutputs *o = g_new0 (WfApdOutputs, 1);
+
+  o->status_path = g_strdup (config->status_path);
+  o->textfile_dir = textfile_dir (config);
+  return o;
+}
+
+void
+wf_apd_outputs_free (WfApdOutputs *o)
+{
+  if (!o)
+    return;
+  g_free (o->status_path);
+  g_free (o->textfile_dir);
+  g_free (o);
+}
+
+void
+wf_apd_outputs_write (WfApdOutputs *d, const WfApdView *v)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (d->status_path[0])
+    {
+      g_autofree char *text = wf_apd_output_status (v);
+      if (!wf_file_write (d->status_path, text, strlen (text), 0644,
+                          WF_FILE_EXACT_MODE, &error))
+        {
+          if (!d->status_failing)
+            g_warning ("status file: %s", error->message);
+          d->status_failing = TRUE;
+          g_clear_error (&error);
+        }
+      else
+        d->status_failing = FALSE;
+    }
+  if (d->textfile_dir)
+    {
+      g_autofree char *text = wf_apd_output_prometheus (v);
+      if (!wf_prometheus_write_named (d->textfile_dir, WF_APD_PROM_FILE, text, &error))
+        {
+          if (!d->textfile_failing)
+            g_warning ("textfile: %s", error->message);
+          d->textfile_failing = TRUE;
+        }
+      else
+        d->textfile_failing = FALSE;
+    }
+}
+

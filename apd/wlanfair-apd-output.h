@@ -19,4 +19,21 @@ char *wf_apd_output_status (const WfApdView *v);
 /* The Prometheus text exposition. */
 char *wf_apd_output_prometheus (const WfApdView *v);
 
+/* The status file, the state file and a named textfile directory by the
+ * rules of wlanfair-file.h; `make`: the daemon's own directory is made
+ * (the start), else nothing is written (--check). */
+gboolean wf_apd_outputs_check (const WfApdConfig *config, gboolean make, GError **error);
+/* Removes the status file and the textfile a run writes: after a crash
+ * (`--restore`) as after a stop, last figures would look current. */
+void     wf_apd_outputs_remove (const WfApdConfig *config);
+
+/* A run's files; a write that fails is said once until one works. */
+typedef struct _WfApdOutputs WfApdOutputs;
+
+WfApdOutputs *wf_apd_outputs_new   (const WfApdConfig *config);
+void          wf_apd_outputs_write (WfApdOutputs *o, const WfApdView *v);
+void          wf_apd_outputs_free  (WfApdOutputs *o);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfApdOutputs, wf_apd_outputs_free)
+
 G_END_DECLS

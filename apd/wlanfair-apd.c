@@ -19,11 +19,10 @@
 #include "wlanfair-output.h"
 #include "wlanfair-report.h"
 #include "wlanfair-textfile.h"
-#ifdef WF_HAVE_ACK_PRIO
-#include "wlanfair-ack-priority.h"
-#include "wlanfair-download-demand.h"
-#endif
-#ifdef WF_HAVE_RWND
+#include "wlanfair-apd-output.h"
+#include "wlanfair-apd-restore.h"
+#include "wlanfair-cell-program.h"
+#ifdef WF_HAVE_BPF
 #include "wlanfair-rwnd.h"
 #endif
 
@@ -102,7 +101,7 @@ check (WfApdConfig *c, GBytes *key)
   g_autoptr(WfApdStationSource) src = NULL;
   g_autoptr(WfApdState) state = NULL;
   gboolean ok = TRUE;
-  gboolean demand = wf_apd_config_demand_probe (c, wf_apd_config_may_act (c, key != NULL));
+  gboolean may_act = wf_apd_config_may_act (c, key != NULL);
 
   printf ("config       interface %s, stations from %s, controller %s, actuator %s, "
           "objective %s\n", c->interface,
@@ -141,7 +140,7 @@ check (WfApdConfig *c, GBytes *key)
     }
 
   /* The output paths as the run takes them, nothing written. */
-  if (!wf_apd_check_outputs (c, FALSE, &error))
+  if (!wf_apd_outputs_check (c, FALSE, &error))
     {
       check_line ("outputs", FALSE, error->message);
       ok = FALSE;
@@ -178,7 +177,7 @@ check (WfApdConfig *c, GBytes *key)
    * line above already says it for actuator=rwnd). */
   if (!g_str_equal (c->actuator, "rwnd"))
     {
-#ifdef WF_HAVE_RWND
+#ifdef WF_HAVE_BPF
       g_autoptr(GError) rerr = NULL;
 
       if (wf_rwnd_probe (&rerr))
@@ -191,46 +190,31 @@ check (WfApdConfig *c, GBytes *key)
       printf ("rwnd         not built (no BPF toolchain at build time)\n");
 #endif
     }
-  if (c->ack_priority)
+  /* The cell programs: one the configuration requires must load here;
+   * one it wants (auto) says why it would stay off. */
+  for (const WfCellProgramOps *const *p = wf_cell_program_list (); *p; p++)
     {
-#ifdef WF_HAVE_ACK_PRIO
-      g_autoptr(GError) aerr = NULL;
+      WfCellProgramWant want = (*p)->wanted (c, may_act);
+      g_autoptr(GError) perr = NULL;
 
-      if (wf_ack_prio_probe (&aerr))
-        check_line ("ack-priority", TRUE, "the BPF program loads here");
-      else
+      if (want == WF_CELL_PROGRAM_OFF)
+        printf ("%-12s off (%s)\n", (*p)->name,
+                may_act ? "as configured" : "as configured, or auto: the daemon only observes");
+      else if ((*p)->probe (&perr))
+        check_line ((*p)->name, TRUE, "the BPF program loads here");
+      else if (want == WF_CELL_PROGRAM_REQUIRED)
         {
-          check_line ("ack-priority", FALSE, aerr->message);
-          ok = FALSE;
-        }
-#endif
-    }
-  if (demand)
-    {
-#ifdef WF_HAVE_ACK_PRIO
-      g_autoptr(WfDownloadDemand) o = NULL;
-      g_autoptr(GError) oerr = NULL;
-
-      if ((o = wf_download_demand_load (&oerr)))
-        check_line ("download-demand", TRUE, "the BPF program loads here");
-      else if (c->download_demand == WF_APD_DEMAND_YES)
-        {
-          check_line ("download-demand", FALSE, oerr->message);
+          check_line ((*p)->name, FALSE, perr->message);
           ok = FALSE;
         }
       else
-        printf ("download-demand off: %s (auto: starved downloads will look idle)\n",
-                oerr->message);
-#endif
+        printf ("%-12s off: %s (%s=auto: %s)\n", (*p)->name, perr->message, (*p)->name,
+                (*p)->without);
     }
-  else
-    printf ("download-demand off (%s)\n", c->download_demand == WF_APD_DEMAND_NO
-#ifdef WF_HAVE_ACK_PRIO
-            ? "download-demand=no" : "auto: the daemon only observes");
-#else
-            ? "download-demand=no" : "not built: no BPF toolchain at build time");
-#endif
-  if (wf_apd_capabilities_unneeded (c->actuator, c->ack_priority || demand) &&
+  if (!wf_cell_program_list ()[0])
+    printf ("cell         no cell program built (no BPF toolchain at build time): "
+            "ack-priority=yes and download-demand=yes are refused\n");
+  if (wf_apd_capabilities_unneeded (c->actuator, wf_cell_program_any_wanted (c, may_act)) &&
       wf_apd_capabilities_permitted (WF_APD_CAP_BPF))
     printf ("privileges   CAP_BPF is dropped at start (actuator %s does not need it)\n",
             c->actuator);
@@ -374,7 +358,7 @@ main (int argc, char **argv)
           g_printerr ("wlanfair-apd: %s\n", error->message);
           rc = 1;
         }
-      wf_apd_remove_outputs (&config);
+      wf_apd_outputs_remove (&config);
       goto out;
     }
   if (!wf_apd_config_check (&config, &error))
@@ -402,14 +386,16 @@ main (int argc, char **argv)
     }
 
   {
-    gboolean demand = wf_apd_config_demand_probe (&config,
-                                                  wf_apd_config_may_act (&config, key != NULL));
-    gboolean programs = config.ack_priority || demand;
-    g_autofree char *why = g_strdup_printf ("actuator %s%s%s", config.actuator,
-                                            config.ack_priority ? " with ack-priority" : "",
-                                            demand ? " with download-demand" : "");
+    gboolean may_act = wf_apd_config_may_act (&config, key != NULL);
+    gboolean programs = wf_cell_program_any_wanted (&config, may_act);
+    g_autoptr(GString) why = g_string_new (NULL);
 
-    if (!drop_capabilities (config.actuator, programs, why, FALSE, &error))
+    g_string_printf (why, "actuator %s", config.actuator);
+    for (const WfCellProgramOps *const *p = wf_cell_program_list (); *p; p++)
+      if ((*p)->wanted (&config, may_act) != WF_CELL_PROGRAM_OFF)
+        g_string_append_printf (why, " with %s", (*p)->name);
+
+    if (!drop_capabilities (config.actuator, programs, why->str, FALSE, &error))
       {
         g_printerr ("wlanfair-apd: %s\n", error->message);
         rc = 1;

@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include "wlanfair-actuator.h"
+#include "wlanfair-apd-restore.h"
 #include "wlanfair-error.h"
 
 typedef struct {
@@ -308,7 +309,7 @@ test_restore_all (Fixture *f, gconstpointer data)
   g_unlink (f->log);
   wf_apd_state_set (st, "gone:wlan0", "x", "1");
   g_assert_true (wf_apd_state_save (st, &error));
-  g_assert_false (wf_actuator_restore_all (st, &error));
+  g_assert_false (wf_apd_restore_all (st, &error));
   g_assert_error (error, WF_ERROR, WF_ERROR_PARSE);
   g_assert_nonnull (strstr (error->message, "[gone:wlan0]"));
   g_clear_error (&error);
@@ -324,12 +325,12 @@ test_restore_all (Fixture *f, gconstpointer data)
   wf_apd_state_remove_group (st, "gone:wlan0");
   wf_apd_state_set (st, "fake:wlan0", "base", "installed");
   g_setenv ("WLANFAIR_APD_FAKE_FAIL", "restore", TRUE);
-  g_assert_false (wf_actuator_restore_all (st, &error));
+  g_assert_false (wf_apd_restore_all (st, &error));
   g_clear_error (&error);
   groups = wf_apd_state_groups (st);
   g_assert_cmpstrv ((const char *const *) groups, ((const char *[]) { "fake:wlan0", NULL }));
   g_unsetenv ("WLANFAIR_APD_FAKE_FAIL");
-  g_assert_true (wf_actuator_restore_all (st, &error));
+  g_assert_true (wf_apd_restore_all (st, &error));
   g_assert_no_error (error);
   g_assert_true (wf_apd_state_is_empty (st));
   g_assert_false (g_file_test (f->path, G_FILE_TEST_EXISTS));

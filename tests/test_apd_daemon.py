@@ -179,7 +179,7 @@ class ApdDaemonTest(unittest.TestCase):
             f.write("[teleport:wlan0]\nx=1\n")
         r = self.run_apd("-o", "state=" + self.state, "--restore")
         self.assertEqual(r.returncode, 1)
-        self.assertIn("names no known actuator", r.stderr)
+        self.assertIn("names no known actuator or cell program", r.stderr)
         # A corrupt file: named, exit 1, left for a person to read.
         with open(self.state, "w") as f:
             f.write("not a key file [[[\n")

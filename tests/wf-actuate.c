@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "wlanfair-actuator.h"
+#include "wlanfair-apd-restore.h"
 #include "wlanfair-error.h"
 
 typedef struct {
@@ -92,7 +93,7 @@ run (Ctx *c, char **argv, int argc, int *used, GError **error)
   if (g_str_equal (cmd, "crash"))
     _exit (3);
   if (g_str_equal (cmd, "restore"))
-    return wf_actuator_restore_all (c->state, error);
+    return wf_apd_restore_all (c->state, error);
   if (!need_instance (c, error))
     return FALSE;
   if (g_str_equal (cmd, "probe"))

@@ -1,17 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The actuator registry and the wrappers that keep every actuator to the
  * same order of calls (probe, start, set/forget, stop) and to the record
- * of changes. */
+ * of changes (a crashed run's: wlanfair-apd-restore.c). */
 #include "config.h"
 
 #include <net/if.h>
 #include <string.h>
 
 #include "wlanfair-actuator.h"
-#ifdef WF_HAVE_ACK_PRIO
-#include "wlanfair-ack-priority.h"
-#include "wlanfair-download-demand.h"
-#endif
 #include "wlanfair-error.h"
 
 /* Built in, like power-profiles-daemon's drivers: one package ships them
@@ -21,7 +17,7 @@ static const WfActuatorOps *const actuators[] = {
   &wf_actuator_rate,
   &wf_actuator_delay,
   &wf_actuator_airtime,
-#ifdef WF_HAVE_RWND
+#ifdef WF_HAVE_BPF
   &wf_actuator_rwnd,
 #endif
   &wf_actuator_fake,
@@ -239,59 +235,4 @@ wf_actuator_status (WfActuator *a)
   if (!a || !a->started || !a->ops->status)
     return NULL;
   return a->ops->status (a);
-}
-
-gboolean
-wf_actuator_restore_all (WfApdState *state, GError **error)
-{
-  g_auto(GStrv) groups = wf_apd_state_groups (state);
-  g_autoptr(GError) first = NULL;
-
-  for (guint k = 0; groups[k]; k++)
-    {
-      g_autoptr(GError) local = NULL;
-      const char *colon = strchr (groups[k], ':');
-      g_autofree char *name = colon ? g_strndup (groups[k], (gsize) (colon - groups[k])) : NULL;
-      const WfActuatorOps *ops = wf_actuator_find (name);
-
-#ifdef WF_HAVE_ACK_PRIO
-      /* Not actuators, recorded the same way. */
-      gboolean (*restore_owned) (const char *, WfApdState *, GError **) =
-        !colon || !colon[1] ? NULL
-        : g_str_equal (name, WF_ACK_PRIO_NAME) ? wf_ack_prio_restore
-        : g_str_equal (name, WF_DOWNLOAD_DEMAND_NAME) ? wf_download_demand_restore : NULL;
-
-      if (restore_owned)
-        {
-          if (restore_owned (colon + 1, state, &local) &&
-              forget_group (state, name, colon + 1, &local))
-            {
-              g_message ("%s on %s: restored what an earlier instance changed", name, colon + 1);
-              continue;
-            }
-        }
-      else
-#endif
-      if (!ops || !colon[1])
-        g_set_error (&local, WF_ERROR, WF_ERROR_PARSE,
-                     "%s: [%s] names no known actuator and interface; left as is",
-                     wf_apd_state_path (state), groups[k]);
-      else if (ops->restore (colon + 1, state, &local) &&
-               forget_group (state, ops->name, colon + 1, &local))
-        {
-          g_message ("%s on %s: restored what an earlier instance changed", ops->name, colon + 1);
-          continue;
-        }
-      /* The first goes to the caller; the others are said here. */
-      if (!first)
-        first = g_steal_pointer (&local);
-      else
-        g_warning ("%s", local->message);
-    }
-  if (first)
-    {
-      g_propagate_error (error, g_steal_pointer (&first));
-      return FALSE;
-    }
-  return TRUE;
 }

@@ -125,11 +125,6 @@ gboolean wf_actuator_refresh (WfActuator *a, GError **error);
  * (else NULL). */
 JsonNode *wf_actuator_status (WfActuator *a);
 
-/* Restores what every actuator's group in `state` records (start-up after
- * a crash, `--restore`). Goes on after a failure, returns the first.
- * Removes each group restored and saves the state. */
-gboolean wf_actuator_restore_all (WfApdState *state, GError **error);
-
 /* For the actuators. The group of `name` on `ifname`: "<name>:<ifname>". */
 char    *wf_actuator_group (const char *name, const char *ifname);
 /* Sets (value NULL: removes) a key of a's group and saves the state:
@@ -144,7 +139,7 @@ extern const WfActuatorOps wf_actuator_rate;
 extern const WfActuatorOps wf_actuator_delay;
 extern const WfActuatorOps wf_actuator_airtime;
 extern const WfActuatorOps wf_actuator_fake;
-#ifdef WF_HAVE_RWND
+#ifdef WF_HAVE_BPF
 extern const WfActuatorOps wf_actuator_rwnd;   /* built with the BPF toolchain */
 #endif
 
