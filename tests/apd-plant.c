@@ -227,7 +227,7 @@ wf_apd_plant_measure (WfApdPlant *p)
 
       memset (v, 0, sizeof *v);
       mac_of (g_array_index (p->ids, guint, i), v->mac);
-      wf_apd_format_mac (v->mac, v->mac_str);
+      wf_mac_format (v->mac, v->mac_str);
       v->has_signal = TRUE;
       v->signal_dbm = s->signal;
       v->cost_down_s_per_bit = v->cost_up_s_per_bit = p->costs_hidden ? 0 : 1.0 / s->phy;

@@ -113,7 +113,7 @@ station (WfApdStation *sta, guint8 last)
   memset (sta, 0, sizeof *sta);
   sta->mac[0] = 0x02;
   sta->mac[5] = last;
-  wf_actuator_mac_str (sta->mac, sta->mac_str);
+  wf_mac_format (sta->mac, sta->mac_str);
 }
 
 static void

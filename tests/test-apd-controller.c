@@ -191,7 +191,7 @@ reporting_uploads (WfApdStation *st, guint n)
   for (guint i = 0; i < n; i++)
     {
       st[i].mac[5] = (guint8) (i + 1);
-      wf_apd_format_mac (st[i].mac, st[i].mac_str);
+      wf_mac_format (st[i].mac, st[i].mac_str);
       st[i].weight = 1;
       st[i].reporting = st[i].trusted = TRUE;
       st[i].wants_more = TRUE;

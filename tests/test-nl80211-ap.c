@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-mac.h"
 #include "wlanfair-nl80211-ap.h"
 
 static const guint8 sta_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x02, 0x00 };
@@ -89,7 +90,7 @@ test_full (void)
 
   parse (msg, tb);
   g_assert_true (wf_nl80211_parse_ap_station (tb, &s));
-  wf_nl80211_format_bssid (s.mac, text);
+  wf_mac_format (s.mac, text);
   g_assert_cmpstr (text, ==, "02:00:00:00:02:00");
   g_assert_cmpint (s.ifindex, ==, 5);
   g_assert_true (s.sta.has_signal && s.sta.has_signal_avg);

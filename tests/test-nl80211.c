@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-mac.h"
 #include "wlanfair-nl80211.h"
 
 static const guint8 ap_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x01, 0x00 };
@@ -180,7 +181,7 @@ test_station_ht_legacy (void)
 
   parse (msg, tb);
   g_assert_true (wf_nl80211_parse_station (tb, &sta, mac));
-  wf_nl80211_format_bssid (mac, text);
+  wf_mac_format (mac, text);
   g_assert_cmpstr (text, ==, "02:00:00:00:01:00");
   g_assert_true (sta.has_signal);
   g_assert_cmpint (sta.signal_dbm, ==, -45);
@@ -326,7 +327,7 @@ test_bss_associated (void)
   parse (msg, tb);
   g_assert_true (wf_nl80211_parse_bss (tb, &bss));
   g_assert_true (bss.has_bssid);
-  wf_nl80211_format_bssid (bss.bssid, text);
+  wf_mac_format (bss.bssid, text);
   g_assert_cmpstr (text, ==, "02:00:00:00:01:00");
   g_assert_true (bss.associated);
   g_assert_true (bss.has_ssid);

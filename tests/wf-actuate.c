@@ -37,14 +37,13 @@ static gboolean
 parse_mac (const char *text, WfApdStation *sta, GError **error)
 {
   memset (sta, 0, sizeof *sta);
-  if (!text || sscanf (text, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &sta->mac[0], &sta->mac[1],
-                       &sta->mac[2], &sta->mac[3], &sta->mac[4], &sta->mac[5]) != 6)
+  if (!text || !wf_mac_parse (text, sta->mac))
     {
       g_set_error (error, WF_ERROR, WF_ERROR_INVALID, "'%s' is not a MAC address",
                    text ? text : "");
       return FALSE;
     }
-  wf_actuator_mac_str (sta->mac, sta->mac_str);
+  wf_mac_format (sta->mac, sta->mac_str);
   sta->tx_mcs = -1;
   sta->weight = 1;
   return TRUE;

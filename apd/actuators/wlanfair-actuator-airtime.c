@@ -17,7 +17,6 @@
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "wlanfair-actuator.h"
@@ -279,8 +278,7 @@ put_back (Genl *g, const char *ifname, int ifindex, WfApdState *state, const cha
 
   if (!before)
     return TRUE;
-  if (sscanf (key + strlen (STA_KEY), "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx",
-              &mac[0], &mac[1], &mac[2], &mac[3], &mac[4], &mac[5]) != 6 ||
+  if (!wf_mac_parse (key + strlen (STA_KEY), mac) ||
       !g_ascii_string_to_unsigned (before, 10, 1, 65535, &weight, NULL))
     {
       g_set_error (error, WF_ERROR, WF_ERROR_PARSE, "%s: [%s] %s=%s is not a station's weight",
@@ -396,9 +394,9 @@ static gboolean
 airtime_forget (WfActuator *a, const guint8 mac[6], GError **error)
 {
   Airtime *at = a->priv;
-  char buf[18];
+  char buf[WF_MAC_STR_LEN];
   g_autofree char *group = wf_actuator_group (a->ops->name, a->ifname);
-  g_autofree char *key = g_strconcat (STA_KEY, wf_actuator_mac_str (mac, buf), NULL);
+  g_autofree char *key = g_strconcat (STA_KEY, wf_mac_format (mac, buf), NULL);
 
   if (at->ours)
     g_hash_table_remove (at->ours, buf);

@@ -155,8 +155,8 @@ fake_set (WfActuator *a, const WfApdStation *sta, const WfActuatorSetting *s, GE
 static gboolean
 fake_forget (WfActuator *a, const guint8 mac[6], GError **error)
 {
-  char buf[18];
-  const char *mac_str = wf_actuator_mac_str (mac, buf);
+  char buf[WF_MAC_STR_LEN];
+  const char *mac_str = wf_mac_format (mac, buf);
   g_autofree char *key = g_strconcat (STA_KEY, mac_str, NULL);
 
   if (!log_call ("forget", a->ifname, mac_str, NULL, error) ||

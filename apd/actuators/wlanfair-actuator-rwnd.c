@@ -532,8 +532,8 @@ static gboolean
 rwnd_forget (WfActuator *a, const guint8 mac[6], GError **error)
 {
   Rwnd *r = a->priv;
-  char m[18];
-  Sta *s = g_hash_table_lookup (r->stations, wf_actuator_mac_str (mac, m));
+  char m[WF_MAC_STR_LEN];
+  Sta *s = g_hash_table_lookup (r->stations, wf_mac_format (mac, m));
 
   if (!s)
     return TRUE;

@@ -103,9 +103,9 @@ wf_apd_controller_step (WfApdController *c, const WfApdStation *stations,
 void
 wf_apd_controller_forget (WfApdController *c, const guint8 mac[6])
 {
-  char key[18];
+  char key[WF_MAC_STR_LEN];
 
-  wf_apd_format_mac (mac, key);
+  wf_mac_format (mac, key);
   g_hash_table_remove (c->sta, key);
 }
 

@@ -26,11 +26,11 @@ static void
 on_station_event (int ifindex, const guint8 *mac, gboolean added, gpointer user_data)
 {
   WfApdStationSource *src = user_data;
-  char m[18];
+  char m[WF_MAC_STR_LEN];
 
   if (ifindex != src->ifindex)
     return;
-  wf_apd_format_mac (mac, m);
+  wf_mac_format (mac, m);
   g_debug ("nl80211: station %s %s", m, added ? "added" : "removed");
   if (src->changed)
     src->changed (src->user_data);
@@ -183,8 +183,8 @@ dump_bridge (WfApdStationSource *src, GArray *entries, GError **error)
         continue;   /* nobody behind this port (yet) */
       if (hosts > 1 && !g_hash_table_contains (src->multi_logged, GINT_TO_POINTER (l->ifindex)))
         {
-          char m[18];
-          wf_apd_format_mac (host->mac, m);
+          char m[WF_MAC_STR_LEN];
+          wf_mac_format (host->mac, m);
           g_message ("bridge port %s has %u hosts behind it: counted as one station, %s",
                      l->name, hosts, m);
           g_hash_table_add (src->multi_logged, GINT_TO_POINTER (l->ifindex));

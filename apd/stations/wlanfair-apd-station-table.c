@@ -103,10 +103,10 @@ wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint 
   for (guint i = 0; i < n; i++)
     {
       const WfApdApEntry *a = &entries[i];
-      char mac[18];
+      char mac[WF_MAC_STR_LEN];
       Entry *e;
 
-      wf_apd_format_mac (a->mac, mac);
+      wf_mac_format (a->mac, mac);
       e = g_hash_table_lookup (t->by_mac, mac);
       if (!e)
         {
@@ -268,9 +268,9 @@ wf_apd_stations_add_report (WfApdStations *t, WfReportView *view, int family,
 
   if (mac)
     {
-      char m[18];
+      char m[WF_MAC_STR_LEN];
 
-      wf_apd_format_mac (mac, m);
+      wf_mac_format (mac, m);
       e = g_hash_table_lookup (t->by_mac, m);
     }
   if (!e)

@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "wlanfair-mac.h"
+
 G_BEGIN_DECLS
 
 #define WF_APD_MAX_ADDRS 4
@@ -43,7 +45,7 @@ typedef struct {
 typedef struct {
   /* identity */
   guint8    mac[6];
-  char      mac_str[18];      /* "aa:bb:cc:dd:ee:ff" */
+  char      mac_str[WF_MAC_STR_LEN]; /* wf_mac_format(): the key everywhere */
   int       ifindex;          /* the AP interface (or bridge port) it is on */
   WfApdAddr addrs[WF_APD_MAX_ADDRS];
   guint     n_addrs;
@@ -78,12 +80,12 @@ typedef struct {
   double    down_bps, up_bps; /* the goodput the controller acts on */
 } WfApdStation;
 
-/* "aa:bb:cc:dd:ee:ff", the key of a station everywhere in wlanfair-apd. */
+/* wf_mac_format() under its old name, for wlanfair-apd-daemon.c and
+ * wf_actuator_mac_str() until they call it themselves. */
 static inline void
-wf_apd_format_mac (const guint8 mac[6], char out[18])
+wf_apd_format_mac (const guint8 mac[6], char out[WF_MAC_STR_LEN])
 {
-  g_snprintf (out, 18, "%02x:%02x:%02x:%02x:%02x:%02x",
-              mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+  wf_mac_format (mac, out);
 }
 
 /* Whether the controllers count a station at x bit/s: above `idle_bps`,

@@ -464,7 +464,7 @@ gboolean
 wf_apd_tc_set (WfApdTc *tc, const guint8 mac[6], double down_bps, double up_bps,
                guint32 delay_us, gboolean *changed, GError **error)
 {
-  char mac_str[18];
+  char mac_str[WF_MAC_STR_LEN];
   g_autofree char *key = NULL;
   g_autofree char *value = NULL;
   Station *st, want = { 0 };
@@ -472,7 +472,7 @@ wf_apd_tc_set (WfApdTc *tc, const guint8 mac[6], double down_bps, double up_bps,
 
   if (changed)
     *changed = FALSE;
-  wf_apd_format_mac (mac, mac_str);
+  wf_mac_format (mac, mac_str);
   if (tc->leaf != WF_APD_TC_LEAF_NETEM)
     delay_us = 0;
   if (!tc->uplink)
@@ -565,11 +565,11 @@ wf_apd_tc_set (WfApdTc *tc, const guint8 mac[6], double down_bps, double up_bps,
 gboolean
 wf_apd_tc_forget (WfApdTc *tc, const guint8 mac[6], GError **error)
 {
-  char mac_str[18];
+  char mac_str[WF_MAC_STR_LEN];
   g_autofree char *key = NULL;
   Station *st;
 
-  wf_apd_format_mac (mac, mac_str);
+  wf_mac_format (mac, mac_str);
   st = g_hash_table_lookup (tc->stations, mac_str);
   key = g_strconcat (K_STA, mac_str, NULL);
   if (!st)

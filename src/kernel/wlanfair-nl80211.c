@@ -75,12 +75,6 @@ wf_nl80211_iftype_name (guint32 iftype)
     }
 }
 
-void
-wf_nl80211_format_bssid (const guint8 *b, char out[18])
-{
-  g_snprintf (out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5]);
-}
-
 static guint
 chan_width_mhz (guint32 w)
 {

@@ -74,7 +74,6 @@ int        wf_nl80211_transact (WfNl80211 *nl,
                                 void      *arg);
 
 const char *wf_nl80211_iftype_name (guint32 iftype);
-void        wf_nl80211_format_bssid (const guint8 *bssid, char out[18]);
 
 /* Pure parsers over attribute tables (tb[NL80211_ATTR_MAX + 1], as
  * nlmsg_parse / genlmsg_parse fill them). Exposed for the unit tests. */

@@ -10,6 +10,7 @@
 
 #include "wlanfair-flows.h"
 #include "wlanfair-linkstats.h"
+#include "wlanfair-mac.h"
 #include "wlanfair-nl80211.h"
 #include "wlanfair-tcpstatus.h"
 #include "wlanfair-tcptotals.h"
@@ -199,10 +200,9 @@ static JsonObject *
 station_json (const WfWifiLink *w)
 {
   JsonObject *o = json_object_new ();
-  char bssid[18];
+  char bssid[WF_MAC_STR_LEN];
 
-  wf_nl80211_format_bssid (w->bssid, bssid);
-  json_object_set_string_member (o, "bssid", bssid);
+  json_object_set_string_member (o, "bssid", wf_mac_format (w->bssid, bssid));
   if (w->ssid[0])
     json_object_set_string_member (o, "ssid", w->ssid);
   if (w->has_freq)
