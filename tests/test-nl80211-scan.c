@@ -217,11 +217,11 @@ test_subscribe (void)
   if (!scan)
     {
       g_assert_error (error, WF_ERROR, WF_ERROR_FAILED);
-      g_assert_cmpstr (error->message, ==, "nl80211 not available");
+      g_assert_true (g_str_has_prefix (error->message, "nl80211 not available"));
       g_test_message ("no nl80211 here: %s", error->message);
       g_clear_error (&error);
       g_assert_false (wf_nl80211_scan_abort (1, &error));
-      g_assert_cmpstr (error->message, ==, "nl80211 not available");
+      g_assert_true (g_str_has_prefix (error->message, "nl80211 not available"));
     }
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-nl80211-socket.h"
 #include "wlanfair-nlattr.h"
 
 /* The 64-bit counter when there is one (kernels since 4.0 send both),
@@ -147,8 +148,7 @@ wf_nl80211_ap_event_parse (struct nlmsghdr *nlh, int *ifindex, guint8 mac[6], gb
 }
 
 struct _WfNl80211ApEvents {
-  struct nl_sock       *sock;
-  int                   family;
+  WfNl80211Socket       nl;
   GSource              *source;
   WfNl80211ApEventFunc  func;
   gpointer              user_data;
@@ -164,7 +164,7 @@ on_event (struct nl_msg *msg, void *arg)
   int ifindex;
 
   /* Command numbers are per family: only nl80211's own messages. */
-  if (nlh->nlmsg_type == ev->family &&
+  if (nlh->nlmsg_type == ev->nl.family &&
       wf_nl80211_ap_event_parse (nlh, &ifindex, mac, &added))
     ev->func (ifindex, mac, added, ev->user_data);
   return NL_OK;
@@ -178,7 +178,7 @@ on_readable (int fd, GIOCondition cond, gpointer user_data)
 
   /* Non-blocking; the source fires again while more is queued. ENOBUFS
    * (an overrun) only loses events, which the next dump makes good. */
-  err = nl_recvmsgs_default (ev->sock);
+  err = nl_recvmsgs_default (ev->nl.sk);
   if (err < 0 && err != -NLE_AGAIN)
     g_debug ("nl80211 station events: %s", nl_geterror (err));
   return G_SOURCE_CONTINUE;
@@ -191,41 +191,24 @@ wf_nl80211_ap_events_new (GMainContext *ctx, WfNl80211ApEventFunc func, gpointer
   g_autofree WfNl80211ApEvents *ev = g_new0 (WfNl80211ApEvents, 1);
   int err, grp;
 
-  ev->sock = nl_socket_alloc ();
-  if (ev->sock == NULL)
-    {
-      g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED, "out of memory");
-      return NULL;
-    }
-  err = genl_connect (ev->sock);
-  if (err >= 0)
-    err = ev->family = genl_ctrl_resolve (ev->sock, NL80211_GENL_NAME);
-  if (err < 0)
-    {
-      if (err == -NLE_OBJ_NOTFOUND)
-        g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED,
-                             "nl80211 not available (no cfg80211 in this kernel)");
-      else
-        g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: %s", nl_geterror (err));
-      nl_socket_free (ev->sock);
-      return NULL;
-    }
-  grp = genl_ctrl_resolve_grp (ev->sock, NL80211_GENL_NAME, NL80211_MULTICAST_GROUP_MLME);
-  if (grp < 0 || (err = nl_socket_add_membership (ev->sock, grp)) < 0)
+  if (!wf_nl80211_socket_open (&ev->nl, error))
+    return NULL;
+  grp = genl_ctrl_resolve_grp (ev->nl.sk, NL80211_GENL_NAME, NL80211_MULTICAST_GROUP_MLME);
+  if (grp < 0 || (err = nl_socket_add_membership (ev->nl.sk, grp)) < 0)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: cannot join the %s group",
                    NL80211_MULTICAST_GROUP_MLME);
-      nl_socket_free (ev->sock);
+      wf_nl80211_socket_close (&ev->nl);
       return NULL;
     }
   ev->func = func;
   ev->user_data = user_data;
   /* Events carry no sequence numbers. */
-  nl_socket_disable_seq_check (ev->sock);
-  nl_socket_modify_cb (ev->sock, NL_CB_VALID, NL_CB_CUSTOM, on_event, ev);
-  nl_socket_set_nonblocking (ev->sock);
-  nl_socket_set_buffer_size (ev->sock, 256 * 1024, 0);
-  ev->source = g_unix_fd_source_new (nl_socket_get_fd (ev->sock), G_IO_IN);
+  nl_socket_disable_seq_check (ev->nl.sk);
+  nl_socket_modify_cb (ev->nl.sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, ev);
+  nl_socket_set_nonblocking (ev->nl.sk);
+  nl_socket_set_buffer_size (ev->nl.sk, 256 * 1024, 0);
+  ev->source = g_unix_fd_source_new (nl_socket_get_fd (ev->nl.sk), G_IO_IN);
   g_source_set_callback (ev->source, G_SOURCE_FUNC (on_readable), ev, NULL);
   g_source_set_static_name (ev->source, "wlanfair nl80211 station events");
   g_source_attach (ev->source, ctx);
@@ -242,6 +225,6 @@ wf_nl80211_ap_events_free (WfNl80211ApEvents *ev)
       g_source_destroy (ev->source);
       g_source_unref (ev->source);
     }
-  nl_socket_free (ev->sock);
+  wf_nl80211_socket_close (&ev->nl);
   g_free (ev);
 }

@@ -13,6 +13,7 @@
 
 #include "wlanfair-error.h"
 #include "wlanfair-nl80211-scan.h"
+#include "wlanfair-nl80211-socket.h"
 
 static const char * const kind_names[] = {
   [WF_SCAN_KIND_SINGLE_SSID] = "single-ssid",
@@ -120,7 +121,7 @@ wf_nl80211_scan_parse (struct nlmsghdr *nlh, gint64 monotonic_us, WfScanEvent *o
 }
 
 struct _WfNl80211Scan {
-  struct nl_sock    *sock;
+  WfNl80211Socket    nl;
   guint              watch;
   WfNl80211ScanFunc  func;
   gpointer           user_data;
@@ -145,37 +146,10 @@ on_readable (int fd, GIOCondition cond, gpointer user_data)
 
   /* Non-blocking: drain what is there. ENOBUFS (overrun) only loses
    * events; the counts are best effort then, say so once per overrun. */
-  err = nl_recvmsgs_default (scan->sock);
+  err = nl_recvmsgs_default (scan->nl.sk);
   if (err < 0 && err != -NLE_AGAIN)
     g_debug ("nl80211 scan events: %s", nl_geterror (err));
   return G_SOURCE_CONTINUE;
-}
-
-static struct nl_sock *
-open_genl (int *family, GError **error)
-{
-  struct nl_sock *sock = nl_socket_alloc ();
-  int err;
-
-  if (!sock)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: out of memory");
-      return NULL;
-    }
-  if ((err = genl_connect (sock)) < 0)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: %s", nl_geterror (err));
-      nl_socket_free (sock);
-      return NULL;
-    }
-  *family = genl_ctrl_resolve (sock, NL80211_GENL_NAME);
-  if (*family < 0)
-    {
-      g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211 not available");
-      nl_socket_free (sock);
-      return NULL;
-    }
-  return sock;
 }
 
 WfNl80211Scan *
@@ -184,10 +158,9 @@ wf_nl80211_scan_new (WfNl80211ScanFunc func, gpointer user_data, GError **error)
   g_autofree WfNl80211Scan *scan = g_new0 (WfNl80211Scan, 1);
   static const char * const groups[] = { NL80211_MULTICAST_GROUP_SCAN, NL80211_MULTICAST_GROUP_MLME };
   int grp[G_N_ELEMENTS (groups)];
-  int family, err;
+  int err;
 
-  scan->sock = open_genl (&family, error);
-  if (!scan->sock)
+  if (!wf_nl80211_socket_open (&scan->nl, error))
     return NULL;
   /* Every group id first, then the memberships: once the socket is in
    * the scan group, a scan event can arrive before the controller's reply
@@ -195,29 +168,29 @@ wf_nl80211_scan_new (WfNl80211ScanFunc func, gpointer user_data, GError **error)
    * the lab: the guard started during bgscan's scans and ran without
    * nl80211, so policy strict could not abort). */
   for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
-    if ((grp[i] = genl_ctrl_resolve_grp (scan->sock, NL80211_GENL_NAME, groups[i])) < 0)
+    if ((grp[i] = genl_ctrl_resolve_grp (scan->nl.sk, NL80211_GENL_NAME, groups[i])) < 0)
       {
         g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: no %s group: %s",
                      groups[i], nl_geterror (grp[i]));
-        nl_socket_free (scan->sock);
+        wf_nl80211_socket_close (&scan->nl);
         return NULL;
       }
   for (guint i = 0; i < G_N_ELEMENTS (groups); i++)
-    if ((err = nl_socket_add_membership (scan->sock, grp[i])) < 0)
+    if ((err = nl_socket_add_membership (scan->nl.sk, grp[i])) < 0)
       {
         g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: cannot join the %s group: %s",
                      groups[i], nl_geterror (err));
-        nl_socket_free (scan->sock);
+        wf_nl80211_socket_close (&scan->nl);
         return NULL;
       }
   scan->func = func;
   scan->user_data = user_data;
   /* Events carry no sequence numbers. */
-  nl_socket_disable_seq_check (scan->sock);
-  nl_socket_modify_cb (scan->sock, NL_CB_VALID, NL_CB_CUSTOM, on_valid, scan);
-  nl_socket_set_nonblocking (scan->sock);
-  nl_socket_set_buffer_size (scan->sock, 256 * 1024, 0);
-  scan->watch = g_unix_fd_add (nl_socket_get_fd (scan->sock), G_IO_IN, on_readable, scan);
+  nl_socket_disable_seq_check (scan->nl.sk);
+  nl_socket_modify_cb (scan->nl.sk, NL_CB_VALID, NL_CB_CUSTOM, on_valid, scan);
+  nl_socket_set_nonblocking (scan->nl.sk);
+  nl_socket_set_buffer_size (scan->nl.sk, 256 * 1024, 0);
+  scan->watch = g_unix_fd_add (nl_socket_get_fd (scan->nl.sk), G_IO_IN, on_readable, scan);
   return g_steal_pointer (&scan);
 }
 
@@ -228,32 +201,31 @@ wf_nl80211_scan_free (WfNl80211Scan *scan)
     return;
   if (scan->watch)
     g_source_remove (scan->watch);
-  nl_socket_free (scan->sock);
+  wf_nl80211_socket_close (&scan->nl);
   g_free (scan);
 }
 
 gboolean
 wf_nl80211_scan_abort (int ifindex, GError **error)
 {
-  struct nl_sock *sock;
+  WfNl80211Socket nl;
   struct nl_msg *msg;
-  int family, err;
+  int err;
 
-  sock = open_genl (&family, error);
-  if (!sock)
+  if (!wf_nl80211_socket_open (&nl, error))
     return FALSE;
   msg = nlmsg_alloc ();
-  if (!msg || !genlmsg_put (msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0,
+  if (!msg || !genlmsg_put (msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl.family, 0, 0,
                             NL80211_CMD_ABORT_SCAN, 0)
       || nla_put_u32 (msg, NL80211_ATTR_IFINDEX, (guint32) ifindex) < 0)
     {
       nlmsg_free (msg);
-      nl_socket_free (sock);
+      wf_nl80211_socket_close (&nl);
       g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: cannot build ABORT_SCAN");
       return FALSE;
     }
-  err = nl_send_sync (sock, msg);   /* frees msg, waits for the ACK */
-  nl_socket_free (sock);
+  err = nl_send_sync (nl.sk, msg);   /* frees msg, waits for the ACK */
+  wf_nl80211_socket_close (&nl);
   if (err < 0)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "NL80211_CMD_ABORT_SCAN on ifindex %d: %s",

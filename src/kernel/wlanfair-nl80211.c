@@ -7,12 +7,12 @@
 
 #include <errno.h>
 #include <linux/nl80211.h>
-#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 #include <string.h>
 
 #include "wlanfair-error.h"
+#include "wlanfair-nl80211-socket.h"
 #include "wlanfair-nlattr.h"
 
 /* Values from the uAPI header, spelled out so that older headers (Ubuntu
@@ -27,8 +27,7 @@ enum {
 };
 
 struct _WfNl80211 {
-  struct nl_sock *sk;
-  int             family;
+  WfNl80211Socket sock;
   WfSsidCache    *ssids;
   char           *ssid_error;  /* the last GET_SCAN failure, said once */
 };
@@ -458,50 +457,31 @@ wf_nl80211_transact (WfNl80211 *nl, guint8 cmd, int flags, int ifindex,
 
   if (msg == NULL)
     return -NLE_NOMEM;
-  if (genlmsg_put (msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags, cmd, 0) == NULL ||
+  if (genlmsg_put (msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->sock.family, 0, flags, cmd, 0) == NULL ||
       (ifindex > 0 && nla_put_u32 (msg, NL80211_ATTR_IFINDEX, (guint32) ifindex) < 0))
     {
       nlmsg_free (msg);
       return -NLE_NOMEM;
     }
-  nl_socket_modify_cb (nl->sk, NL_CB_VALID, NL_CB_CUSTOM, cb, arg);
-  err = nl_send_auto (nl->sk, msg);
+  nl_socket_modify_cb (nl->sock.sk, NL_CB_VALID, NL_CB_CUSTOM, cb, arg);
+  err = nl_send_auto (nl->sock.sk, msg);
   nlmsg_free (msg);
   if (err < 0)
     return err;
-  return nl_recvmsgs_default (nl->sk);
+  return nl_recvmsgs_default (nl->sock.sk);
 }
 
 WfNl80211 *
 wf_nl80211_new (GError **error)
 {
-  WfNl80211 *nl = g_new0 (WfNl80211, 1);
-  int err;
+  g_autofree WfNl80211 *nl = g_new0 (WfNl80211, 1);
 
-  nl->sk = nl_socket_alloc ();
-  if (nl->sk == NULL)
-    {
-      g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED, "out of memory");
-      g_free (nl);
-      return NULL;
-    }
+  if (!wf_nl80211_socket_open (&nl->sock, error))
+    return NULL;
   /* Replies only: an ACK left unread would answer the next request. */
-  nl_socket_disable_auto_ack (nl->sk);
-  err = genl_connect (nl->sk);
-  if (err >= 0)
-    err = nl->family = genl_ctrl_resolve (nl->sk, NL80211_GENL_NAME);
-  if (err < 0)
-    {
-      if (err == -NLE_OBJ_NOTFOUND)
-        g_set_error_literal (error, WF_ERROR, WF_ERROR_FAILED,
-                             "nl80211 not available (no cfg80211 in this kernel)");
-      else
-        g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "nl80211: %s", nl_geterror (err));
-      wf_nl80211_free (nl);
-      return NULL;
-    }
+  nl_socket_disable_auto_ack (nl->sock.sk);
   nl->ssids = wf_ssid_cache_new ();
-  return nl;
+  return g_steal_pointer (&nl);
 }
 
 void
@@ -509,7 +489,7 @@ wf_nl80211_free (WfNl80211 *nl)
 {
   if (nl == NULL)
     return;
-  nl_socket_free (nl->sk);
+  wf_nl80211_socket_close (&nl->sock);
   wf_ssid_cache_free (nl->ssids);
   g_free (nl->ssid_error);
   g_free (nl);
