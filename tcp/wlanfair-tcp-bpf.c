@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wlanfair-bpf-log.h"
 #include "wlanfair-error.h"
 #include "wlanfair-tcp.skel.h"
 
@@ -147,22 +148,6 @@ cc_map (struct wlanfair_tcp *skel, guint cc)
   return cc == WF_CC_RENO ? skel->maps.ackloss_reno : skel->maps.ackloss_cubic;
 }
 
-static int
-print_libbpf (enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-  g_autofree char *msg = NULL;
-
-  if (level == LIBBPF_DEBUG)
-    return 0;
-  msg = g_strdup_vprintf (fmt, ap);
-  g_strchomp (msg);
-  if (level == LIBBPF_WARN)
-    g_warning ("libbpf: %s", msg);
-  else
-    g_info ("libbpf: %s", msg);
-  return 0;
-}
-
 WfTcpBpf *
 wf_tcp_bpf_load (const WfTcpBpfConfig *config,
                  const WfTcpFeatures  *features,
@@ -172,7 +157,7 @@ wf_tcp_bpf_load (const WfTcpBpfConfig *config,
   struct bpf_program *prog;
   int err;
 
-  libbpf_set_print (print_libbpf);
+  wf_bpf_log_route (TRUE);
   bpf->pin_dir = g_strdup (config->pin_dir);
   bpf->n_cpus = libbpf_num_possible_cpus ();
 

@@ -10,30 +10,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "wlanfair-bpf-log.h"
 #include "wlanfair-error.h"
 
 static const enum bpf_tc_attach_point points[2] = { BPF_TC_INGRESS, BPF_TC_EGRESS };
 static const char *const point_names[2] = { "ingress", "egress" };
 
-static int
-print_libbpf (enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-  g_autofree char *msg = NULL;
-
-  if (level == LIBBPF_DEBUG)
-    return 0;
-  msg = g_strdup_vprintf (fmt, ap);
-  g_strchomp (msg);
-  /* What matters reaches the caller as a GError; the kernel's extack
-   * lines (a query that finds nothing) are no news. */
-  g_info ("libbpf: %s", msg);
-  return 0;
-}
-
 void
 wf_tc_bpf_route_libbpf_log (void)
 {
-  libbpf_set_print (print_libbpf);
+  /* What matters reaches the caller as a GError; the kernel's extack
+   * lines (a query that finds nothing) are no news. */
+  wf_bpf_log_route (FALSE);
 }
 
 static gboolean

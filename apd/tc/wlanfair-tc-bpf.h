@@ -34,7 +34,8 @@ typedef struct {
 } WfTcBpfLink;
 
 /* libbpf's messages to the journal at info level (the errors reach the
- * callers as GErrors); process-wide, as libbpf's printer is. */
+ * callers as GErrors): wf_bpf_log_route (FALSE); process-wide, as
+ * libbpf's printer is. */
 void     wf_tc_bpf_route_libbpf_log (void);
 
 /* A GError "<what>: <doing>: <strerror>" with a hint for EPERM and the
