@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "wlanfair-nl80211-scan.h"
+#include "wlanfair-ratelimit.h"
 #include "wlanfair-scan-guard.h"
 #include "wlanfair-scan-link.h"
 #include "wlanfair-scan-metrics.h"
@@ -93,8 +94,7 @@ struct _WfScanGuard {
   char            *textfile_dir;
   gboolean         textfile_default;  /* used only while it exists */
   gboolean         textfile_dirty;
-  gboolean         textfile_failing;
-  gboolean         textfile_missing_logged;
+  WfRatelimit     *textfile_said;     /* failing, missing: once until it works */
   gint64           textfile_written_us;
 };
 

@@ -805,6 +805,7 @@ wf_scan_guard_free (WfScanGuard *g)
   g_hash_table_destroy (g->devices);
   wf_scan_link_free (g->link);
   g_free (g->textfile_dir);
+  wf_ratelimit_free (g->textfile_said);
   g_object_unref (g->bus);
   g_free (g);
 }

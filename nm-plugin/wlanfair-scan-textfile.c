@@ -27,6 +27,7 @@ wf_scan_guard_textfile_init (WfScanGuard *g, const WfScanConfig *config)
 {
   g->textfile_dir = g_strdup (textfile_dir (config, &g->textfile_default));
   g->textfile_dirty = TRUE;
+  g->textfile_said = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
 }
 
 static char *
@@ -75,25 +76,20 @@ wf_scan_guard_textfile_update (WfScanGuard *g, gint64 now)
   g->textfile_written_us = now;
   if (g->textfile_default && !g_file_test (g->textfile_dir, G_FILE_TEST_IS_DIR))
     {
-      if (!g->textfile_missing_logged)
+      if (wf_ratelimit_check (g->textfile_said, "missing", NULL))
         g_message ("%s does not exist: no Prometheus textfile (install "
                    "prometheus-node-exporter or set textfile-dir=)", g->textfile_dir);
-      g->textfile_missing_logged = TRUE;
       return;
     }
-  g->textfile_missing_logged = FALSE;
+  wf_ratelimit_clear (g->textfile_said, "missing", NULL);
   text = render (g, now);
   if (!wf_textfile_write (g->textfile_dir, WF_SCAN_METRICS_FILE, text, &error))
     {
-      if (!g->textfile_failing)
+      if (wf_ratelimit_check (g->textfile_said, "failing", NULL))
         g_warning ("Prometheus textfile not written: %s", error->message);
-      g->textfile_failing = TRUE;
     }
-  else if (g->textfile_failing)
-    {
-      g_message ("Prometheus textfile written again");
-      g->textfile_failing = FALSE;
-    }
+  else
+    wf_ratelimit_clear (g->textfile_said, "failing", "Prometheus textfile written again");
 }
 
 static void

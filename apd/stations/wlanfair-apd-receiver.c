@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "wlanfair-ratelimit.h"
 #include "wlanfair-report-socket.h"
 
 #define RECV_BATCH 64
@@ -24,32 +25,25 @@ struct _WfApdReceiver {
   guint8         *buf;
   guint64         accepted[WF_APD_PATH_N];
   guint64         rejected[WF_REPORT_REJECT_N];
-  gint64          logged_at[WF_REPORT_REJECT_N];
-  guint64         suppressed[WF_REPORT_REJECT_N];
+  WfRatelimit    *said;   /* per reason, keyed by its name */
 };
 
 static void
 reject (WfApdReceiver *r, WfReportReject reason, const char *from,
         const char *detail)
 {
-  gint64 now = g_get_monotonic_time ();
+  const char *what = wf_report_reject_to_string (reason);
+  guint64 held;
 
   r->rejected[reason]++;
-  if (r->logged_at[reason] && now - r->logged_at[reason] < LOG_PERIOD_US)
-    {
-      r->suppressed[reason]++;
-      return;
-    }
-  if (r->suppressed[reason])
+  if (!wf_ratelimit_check (r->said, what, &held))
+    return;
+  if (held)
     g_message ("report from %s dropped (%s): %s; %" G_GUINT64_FORMAT
                " more of this kind in the last %d s",
-               from, wf_report_reject_to_string (reason), detail,
-               r->suppressed[reason], (int) (LOG_PERIOD_US / G_USEC_PER_SEC));
+               from, what, detail, held, (int) (LOG_PERIOD_US / G_USEC_PER_SEC));
   else
-    g_message ("report from %s dropped (%s): %s", from,
-               wf_report_reject_to_string (reason), detail);
-  r->logged_at[reason] = now;
-  r->suppressed[reason] = 0;
+    g_message ("report from %s dropped (%s): %s", from, what, detail);
 }
 
 /* "192.0.2.1:5000" or "[2001:db8::1]:5000 (carried)", for the log lines. */
@@ -138,6 +132,7 @@ wf_apd_receiver_new (const char *bind_addr, guint16 port, GBytes *key,
   r->user_data = user_data;
   r->key = key ? g_bytes_ref (key) : NULL;
   r->replay = wf_report_replay_new (0, 0);
+  r->said = wf_ratelimit_new (G_LOG_DOMAIN, LOG_PERIOD_US);
   r->buf = g_malloc (WF_REPORT_MAX_SIZE + 1);
   if (port == 0)
     return g_steal_pointer (&r);   /* no socket: datagrams via _handle */
@@ -163,6 +158,7 @@ wf_apd_receiver_free (WfApdReceiver *r)
   g_clear_object (&r->sock);
   g_clear_pointer (&r->key, g_bytes_unref);
   g_clear_pointer (&r->replay, wf_report_replay_free);
+  wf_ratelimit_free (r->said);
   g_free (r->buf);
   g_free (r);
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "wlanfair-ratelimit.h"
+
 /* A report may claim a little more than the AP counted: the two measure
  * over intervals that do not line up. */
 #define REPORT_SLACK_BPS 500e3
@@ -54,7 +56,7 @@ typedef struct {
 struct _WfApdStations {
   const WfApdConfig *config;
   GHashTable        *by_mac;   /* mac_str -> Entry */
-  GHashTable        *unmatched_logged; /* host id set */
+  WfRatelimit       *unmatched;  /* by host id: said once until matched */
   guint64            untrusted;
   gint64             last_feed;
 };
@@ -75,7 +77,7 @@ wf_apd_stations_new (const WfApdConfig *config)
 
   t->config = config;
   t->by_mac = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, entry_free);
-  t->unmatched_logged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  t->unmatched = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
   return t;
 }
 
@@ -85,7 +87,7 @@ wf_apd_stations_free (WfApdStations *t)
   if (!t)
     return;
   g_hash_table_unref (t->by_mac);
-  g_hash_table_unref (t->unmatched_logged);
+  wf_ratelimit_free (t->unmatched);
   g_free (t);
 }
 
@@ -278,17 +280,14 @@ wf_apd_stations_add_report (WfApdStations *t, WfReportView *view, int family,
 
   if (!e)
     {
-      if (!g_hash_table_contains (t->unmatched_logged, view->host))
-        {
-          g_message ("report of host %s%s%s comes from an address of no associated "
-                     "station: not used", view->host, view->hostname ? " " : "",
-                     view->hostname ? view->hostname : "");
-          g_hash_table_add (t->unmatched_logged, g_strdup (view->host));
-        }
+      if (wf_ratelimit_check (t->unmatched, view->host, NULL))
+        g_message ("report of host %s%s%s comes from an address of no associated "
+                   "station: not used", view->host, view->hostname ? " " : "",
+                   view->hostname ? view->hostname : "");
       wf_report_view_free (view);
       return FALSE;
     }
-  g_hash_table_remove (t->unmatched_logged, view->host);
+  wf_ratelimit_clear (t->unmatched, view->host, NULL);
   wf_report_view_free (e->report);
   e->report = view;
   e->report_at = now_us;

@@ -35,16 +35,15 @@ typedef struct {
   const WfReportdRunOptions *options;
   GMainLoop        *loop;
   WfRatelimit      *rl;
+  WfRatelimit      *once;            /* said once until it clears */
   WfSampler        *sampler;
   WfReportSender   *sender;
   WfReportdSend    *send;
   WfReportdChannel *channel;
   WfNetwatch       *netwatch;
   WfScanCount      *scans;
-  gboolean          scans_logged;
   char             *textfile_dir;
   gboolean          textfile_default;
-  gboolean          textfile_missing_logged;
   guint64           samples;
   gboolean          ready;
   int               exit_code;
@@ -90,9 +89,8 @@ try_scans (Reportd *d)
       g_message ("counting nl80211 scans");
       wf_sampler_set_scans (d->sampler, d->scans);
     }
-  else if (!d->scans_logged)
+  else if (wf_ratelimit_check (d->once, "scans", NULL))
     g_message ("no scan counts: %s", error->message);
-  d->scans_logged = TRUE;
 }
 
 static void
@@ -134,13 +132,12 @@ write_textfile (Reportd *d, JsonObject *body, gint64 time_us)
    * installed); a configured one must work. */
   if (d->textfile_default && !g_file_test (d->textfile_dir, G_FILE_TEST_IS_DIR))
     {
-      if (!d->textfile_missing_logged)
+      if (wf_ratelimit_check (d->once, "textfile-dir", NULL))
         g_message ("%s does not exist: no Prometheus textfile (install "
                    "prometheus-node-exporter or set textfile-dir=)", d->textfile_dir);
-      d->textfile_missing_logged = TRUE;
       return;
     }
-  d->textfile_missing_logged = FALSE;
+  wf_ratelimit_clear (d->once, "textfile-dir", NULL);
   text = wf_prometheus_render (body, time_us);
   if (!wf_prometheus_write (d->textfile_dir, text, &error))
     {
@@ -488,7 +485,8 @@ wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *option
   g_autoptr(GError) error = NULL;
 
   d.loop = g_main_loop_new (NULL, FALSE);
-  d.rl = wf_ratelimit_new (60 * G_USEC_PER_SEC);
+  d.rl = wf_ratelimit_new (G_LOG_DOMAIN, 60 * G_USEC_PER_SEC);
+  d.once = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
   g_unix_signal_add (SIGTERM, quit_cb, &d);
   g_unix_signal_add (SIGINT, quit_cb, &d);
   /* A local client that goes away mid-write must not kill us. */
@@ -534,6 +532,7 @@ out:
   wf_sampler_free (d.sampler);
   wf_scancount_free (d.scans);
   wf_ratelimit_free (d.rl);
+  wf_ratelimit_free (d.once);
   g_free (d.textfile_dir);
   g_main_loop_unref (d.loop);
   return d.exit_code;

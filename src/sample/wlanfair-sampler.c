@@ -12,6 +12,7 @@
 #include "wlanfair-linkstats.h"
 #include "wlanfair-mac.h"
 #include "wlanfair-nl80211.h"
+#include "wlanfair-ratelimit.h"
 #include "wlanfair-tcpstatus.h"
 #include "wlanfair-tcptotals.h"
 
@@ -36,9 +37,8 @@ struct _WfSampler {
   WfScanCount     *scans;
   GHashTable      *scan_prev;  /* ifindex → WfScanCounts at the last report */
   gint64           nl_next_try_us;
-  gboolean         nl_logged;
+  WfRatelimit     *once;       /* said once until it works again */
   GHashTable      *prev;       /* ifindex → Prev */
-  GHashTable      *missing;    /* configured names not present, logged */
   GArray          *ifindexes;  /* last sample's, Wi-Fi first */
   GArray          *names;      /* WfLinkStats of every link, for flows */
   gboolean         flows_ok;   /* this sample's sock_diag dump was whole */
@@ -88,7 +88,7 @@ wf_sampler_new (const WfSamplerConfig *config, WfSamplerLogFunc log, gpointer lo
   s->flows = wf_flows_new (config->top_n, route_flow, s);
   s->prev = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   s->scan_prev = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  s->missing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  s->once = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
   s->ifindexes = g_array_new (FALSE, FALSE, sizeof (int));
   s->names = g_array_new (FALSE, FALSE, sizeof (WfLinkStats));
   return s;
@@ -104,7 +104,7 @@ wf_sampler_free (WfSampler *s)
   wf_nl80211_free (s->nl);
   g_hash_table_unref (s->prev);
   g_hash_table_unref (s->scan_prev);
-  g_hash_table_unref (s->missing);
+  wf_ratelimit_free (s->once);
   g_array_unref (s->ifindexes);
   g_array_unref (s->names);
   g_strfreev (s->interfaces);
@@ -149,17 +149,13 @@ ensure_nl80211 (WfSampler *s, gint64 now)
   if (s->nl == NULL)
     {
       s->nl_next_try_us = now + NL80211_RETRY_US;
-      if (!s->nl_logged)
+      if (wf_ratelimit_check (s->once, "nl80211", NULL))
         say (s, G_LOG_LEVEL_MESSAGE, "nl80211",
              "%s: no Wi-Fi link data%s", error->message,
              s->interfaces && s->interfaces[0] ? "" : ", and no interface is Wi-Fi by default");
-      s->nl_logged = TRUE;
     }
-  else if (s->nl_logged)
-    {
-      say (s, G_LOG_LEVEL_MESSAGE, "nl80211", "nl80211 is available now");
-      s->nl_logged = FALSE;
-    }
+  else if (wf_ratelimit_clear (s->once, "nl80211", NULL))
+    say (s, G_LOG_LEVEL_MESSAGE, "nl80211", "nl80211 is available now");
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -482,19 +478,18 @@ check_missing (WfSampler *s)
 {
   for (char **n = s->interfaces; n && *n; n++)
     {
+      g_autofree char *key = g_strconcat ("absent:", *n, NULL);
       gboolean present = FALSE;
 
       for (guint i = 0; i < s->names->len; i++)
         if (g_str_equal (g_array_index (s->names, WfLinkStats, i).name, *n))
           present = TRUE;
-      if (!present && !g_hash_table_contains (s->missing, *n))
-        {
-          say (s, G_LOG_LEVEL_MESSAGE, NULL, "interface %s is not present; reporting it "
-               "when it appears", *n);
-          g_hash_table_add (s->missing, g_strdup (*n));
-        }
-      else if (present)
-        g_hash_table_remove (s->missing, *n);
+      /* Said once while the configured name is absent. */
+      if (present)
+        wf_ratelimit_clear (s->once, key, NULL);
+      else if (wf_ratelimit_check (s->once, key, NULL))
+        say (s, G_LOG_LEVEL_MESSAGE, NULL, "interface %s is not present; reporting it "
+             "when it appears", *n);
     }
 }
 
