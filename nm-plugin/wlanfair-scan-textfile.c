@@ -12,20 +12,10 @@
 #include "wlanfair-scan-device.h"
 #include "wlanfair-textfile.h"
 
-/* NULL: none. */
-static const char *
-textfile_dir (const WfScanConfig *c, gboolean *is_default)
-{
-  *is_default = c->textfile_dir == NULL;
-  if (c->textfile_dir == NULL)
-    return WF_TEXTFILE_DEFAULT_DIR;
-  return c->textfile_dir[0] ? c->textfile_dir : NULL;
-}
-
 void
 wf_scan_guard_textfile_init (WfScanGuard *g, const WfScanConfig *config)
 {
-  g->textfile_dir = g_strdup (textfile_dir (config, &g->textfile_default));
+  g->textfile_dir = g_strdup (wf_textfile_dir (config->textfile_dir, &g->textfile_default));
   g->textfile_dirty = TRUE;
   g->textfile_said = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
 }
@@ -74,7 +64,7 @@ wf_scan_guard_textfile_update (WfScanGuard *g, gint64 now)
     return;
   g->textfile_dirty = FALSE;
   g->textfile_written_us = now;
-  if (g->textfile_default && !g_file_test (g->textfile_dir, G_FILE_TEST_IS_DIR))
+  if (!wf_textfile_dir_in_use (g->textfile_dir, g->textfile_default))
     {
       if (wf_ratelimit_check (g->textfile_said, "missing", NULL))
         g_message ("%s does not exist: no Prometheus textfile (install "
@@ -114,8 +104,8 @@ void
 wf_scan_guard_remove_textfile (const WfScanConfig *config)
 {
   gboolean is_default;
-  const char *dir = textfile_dir (config, &is_default);
+  const char *dir = wf_textfile_dir (config->textfile_dir, &is_default);
 
-  if (dir && !(is_default && !g_file_test (dir, G_FILE_TEST_IS_DIR)))
+  if (wf_textfile_dir_in_use (dir, is_default))
     remove_in (dir);
 }

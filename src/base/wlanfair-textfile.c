@@ -7,6 +7,21 @@
 
 #include "wlanfair-file.h"
 
+const char *
+wf_textfile_dir (const char *configured, gboolean *is_default)
+{
+  *is_default = configured == NULL;
+  if (configured == NULL)
+    return WF_TEXTFILE_DEFAULT_DIR;
+  return configured[0] ? configured : NULL;
+}
+
+gboolean
+wf_textfile_dir_in_use (const char *dir, gboolean is_default)
+{
+  return dir != NULL && (!is_default || g_file_test (dir, G_FILE_TEST_IS_DIR));
+}
+
 gboolean
 wf_textfile_check (const char *dir, const char *name, GError **error)
 {

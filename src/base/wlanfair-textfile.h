@@ -9,6 +9,17 @@ G_BEGIN_DECLS
  * prometheus-node-exporter reads it). */
 #define WF_TEXTFILE_DEFAULT_DIR "/var/lib/prometheus/node-exporter"
 
+/* The directory a daemon's textfile goes to, one rule for every daemon:
+ * `configured` as its textfile-dir= says (NULL: not set; "": none), else
+ * node_exporter's, with *is_default TRUE. NULL: none. */
+const char *wf_textfile_dir        (const char *configured,
+                                    gboolean   *is_default);
+/* Whether that directory is written to now: a configured one always (it
+ * must work), the default only while it exists (node_exporter
+ * installed); never NULL. */
+gboolean    wf_textfile_dir_in_use (const char *dir,
+                                    gboolean    is_default);
+
 /* Writes `text` as DIR/NAME atomically (temporary file in the same
  * directory, then rename) so that the collector never reads half; mode
  * 0644 whatever the umask, so that node_exporter's user can read it.

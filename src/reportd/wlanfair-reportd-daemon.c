@@ -130,7 +130,7 @@ write_textfile (Reportd *d, JsonObject *body, gint64 time_us)
     return;
   /* The default directory is used only while it exists (node_exporter
    * installed); a configured one must work. */
-  if (d->textfile_default && !g_file_test (d->textfile_dir, G_FILE_TEST_IS_DIR))
+  if (!wf_textfile_dir_in_use (d->textfile_dir, d->textfile_default))
     {
       if (wf_ratelimit_check (d->once, "textfile-dir", NULL))
         g_message ("%s does not exist: no Prometheus textfile (install "
@@ -438,13 +438,8 @@ setup (Reportd *d, GError **error)
   else
     g_message ("not sending reports (--no-send / send=no)");
 
-  if (c->textfile_dir_explicit)
-    d->textfile_dir = c->textfile_dir[0] ? g_strdup (c->textfile_dir) : NULL;
-  else
-    {
-      d->textfile_dir = g_strdup (WF_PROMETHEUS_DEFAULT_DIR);
-      d->textfile_default = TRUE;
-    }
+  d->textfile_dir = g_strdup (wf_textfile_dir (c->textfile_dir_explicit ? c->textfile_dir : NULL,
+                                                &d->textfile_default));
   /* A directory or file the user named must work from the start: it is
    * never created, and never replaces what is not a regular file. */
   if (d->textfile_dir && !d->textfile_default &&

@@ -37,7 +37,9 @@ check (const WfReportdConfig *c)
   g_autoptr(WfNl80211) nl = NULL;
   g_autoptr(WfFlows) flows = wf_flows_new (0, NULL, NULL);
   g_autofree char *detail = NULL;
-  const char *dir = c->textfile_dir_explicit ? c->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
+  gboolean dir_default;
+  const char *dir = wf_textfile_dir (c->textfile_dir_explicit ? c->textfile_dir : NULL,
+                                     &dir_default);
   gboolean ok = TRUE, r;
   g_autofree char *dscp = c->dscp == 0 ? g_strdup ("0 (reports not marked)")
                           : wf_reportd_dscp_name (c->dscp)
@@ -109,12 +111,12 @@ check (const WfReportdConfig *c)
       g_clear_error (&error);
     }
   /* The same tests as the run (wlanfair-file.h), without writing. */
-  if (dir && dir[0] && !c->textfile_dir_explicit)
+  if (dir && dir_default)
     printf ("textfile-dir   %s: %s\n", dir,
             g_file_test (dir, G_FILE_TEST_IS_DIR)
             ? (access (dir, W_OK) == 0 ? "writable" : "not writable by this user")
             : "does not exist (not used)");
-  else if (dir && dir[0])
+  else if (dir)
     {
       r = wf_textfile_check (dir, WF_PROMETHEUS_FILE, &error);
       check_line ("textfile-dir", r, r ? dir : error->message);
