@@ -5,12 +5,11 @@
  * next start after a crash. See nm-plugin/README.md and wlanfair-scand(8). */
 #include "config.h"
 
-#include <glib-unix.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "wlanfair-daemon.h"
 #include "wlanfair-file.h"
-#include "wlanfair-notify.h"
 #include "wlanfair-output.h"
 #include "wlanfair-scan-config.h"
 #include "wlanfair-scan-guard.h"
@@ -25,21 +24,11 @@
 
 typedef struct {
   GMainLoop   *loop;
+  WfDaemon    *life;       /* SIGTERM/SIGINT, READY, STOPPING */
   WfScanGuard *guard;
   int          exit_code;
   gboolean     have_name;
 } Daemon;
-
-static gboolean
-on_signal (gpointer user_data)
-{
-  Daemon *d = user_data;
-
-  g_message ("stopping: restoring every bgscan changed");
-  wf_notify ("STOPPING=1");
-  g_main_loop_quit (d->loop);
-  return G_SOURCE_REMOVE;
-}
 
 static void
 on_name_acquired (GDBusConnection *bus, const char *name, gpointer user_data)
@@ -48,7 +37,7 @@ on_name_acquired (GDBusConnection *bus, const char *name, gpointer user_data)
 
   d->have_name = TRUE;
   g_message ("%s on the bus: ready", name);
-  wf_notify ("READY=1\nSTATUS=watching wpa_supplicant");
+  wf_daemon_ready (d->life, "watching wpa_supplicant");
 }
 
 static void
@@ -248,14 +237,14 @@ main (int argc, char **argv)
                                            G_BUS_NAME_OWNER_FLAGS_DO_NOT_QUEUE,
                                            on_name_acquired, on_name_lost, &d, NULL);
   g_signal_connect (bus, "closed", G_CALLBACK (on_bus_closed), &d);
-  g_unix_signal_add (SIGTERM, on_signal, &d);
-  g_unix_signal_add (SIGINT, on_signal, &d);
+  d.life = wf_daemon_new (G_LOG_DOMAIN, d.loop, "stopping: restoring every bgscan changed");
   g_main_loop_run (d.loop);
 
   wf_scan_guard_shutdown (d.guard);
   g_bus_unown_name (owner_id);
   wf_scan_guard_free (d.guard);
   g_dbus_connection_flush_sync (bus, NULL, NULL);
+  wf_daemon_free (d.life);
   g_main_loop_unref (d.loop);
   g_message ("stopped");
   return d.exit_code;

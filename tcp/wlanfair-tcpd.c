@@ -16,10 +16,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include "wlanfair-daemon.h"
 #include "wlanfair-error.h"
 #include "wlanfair-ifname.h"
 #include "wlanfair-json-writer.h"
-#include "wlanfair-notify.h"
 #include "wlanfair-output.h"
 #include "wlanfair-readfile.h"
 #include "wlanfair-file.h"
@@ -55,6 +55,7 @@ typedef struct {
   struct wf_ackloss_counters counters[WF_CC_COUNT];
   gboolean          have_counters;
   GMainLoop        *loop;
+  WfDaemon         *life;          /* SIGTERM/SIGINT, READY, STOPPING */
   int               exit_code;
   int               lock_fd;       /* pin directory */
   int               state_lock_fd; /* state directory */
@@ -301,16 +302,6 @@ refresh_requested (gpointer data)
 {
   refresh_now (data, TRUE);
   return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-quit_cb (gpointer data)
-{
-  Daemon *d = data;
-
-  g_message ("stopping");
-  g_main_loop_quit (d->loop);
-  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -710,8 +701,7 @@ main (int argc, char **argv)
     }
 
   d.loop = g_main_loop_new (NULL, FALSE);
-  g_unix_signal_add (SIGTERM, quit_cb, &d);
-  g_unix_signal_add (SIGINT, quit_cb, &d);
+  d.life = wf_daemon_new (G_LOG_DOMAIN, d.loop, "stopping");
   /* Before the status file names our pid: without a handler SIGUSR1
    * would end the process without restoring anything. */
   g_unix_signal_add (SIGUSR1, refresh_requested, &d);
@@ -728,14 +718,15 @@ main (int argc, char **argv)
       goto out;
     }
 
-  wf_notifyf ("READY=1\nSTATUS=%s registered, scope %s",
-              wf_tcp_cc_names[d.config.cc], wf_tcpd_scope_names[d.config.scope]);
+  wf_daemon_ready (d.life, "%s registered, scope %s",
+                   wf_tcp_cc_names[d.config.cc], wf_tcpd_scope_names[d.config.scope]);
   g_timeout_add_seconds (WF_TCPD_REFRESH_S, refresh_tick, &d);
   g_main_loop_run (d.loop);
-  wf_notify ("STOPPING=1");
+  wf_daemon_stopping (d.life);
   d.exit_code = teardown (&d) ? 0 : 1;
 
 out:
+  g_clear_pointer (&d.life, wf_daemon_free);
   g_clear_pointer (&d.loop, g_main_loop_unref);
   g_free (d.sysctl.path);
   g_free (d.sysctl.saved_default);

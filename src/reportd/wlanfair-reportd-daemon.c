@@ -8,11 +8,11 @@
 
 #include "wlanfair-reportd-daemon.h"
 
-#include <glib-unix.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "wlanfair-daemon.h"
 #include "wlanfair-file.h"
 #include "wlanfair-netwatch.h"
 #include "wlanfair-keyfile.h"
@@ -34,6 +34,7 @@ typedef struct {
   const WfReportdConfig     *config;
   const WfReportdRunOptions *options;
   GMainLoop        *loop;
+  WfDaemon         *life;            /* signals, READY, watchdog, STOPPING */
   WfRatelimit      *rl;
   WfRatelimit      *once;            /* said once until it clears */
   WfSampler        *sampler;
@@ -45,7 +46,6 @@ typedef struct {
   char             *textfile_dir;
   gboolean          textfile_default;
   guint64           samples;
-  gboolean          ready;
   int               exit_code;
   guint             interval_ms;
   guint             period;          /* the reporting timer; 0 while paused */
@@ -184,10 +184,10 @@ notify_status (Reportd *d, JsonObject *body)
   JsonNode *ifs = json_object_get_member (body, "interfaces");
   guint n = ifs && JSON_NODE_HOLDS_ARRAY (ifs) ? json_array_get_length (json_node_get_array (ifs)) : 0;
 
-  wf_notifyf ("%sSTATUS=%s%u interface(s), %" G_GINT64_FORMAT " TCP flow(s), %" G_GUINT64_FORMAT
-              " sample(s)", d->ready ? "" : "READY=1\n", d->paused ? "reports paused (down): " : "",
-              n, json_object_get_int_member_with_default (body, "flows_total", 0), d->samples);
-  d->ready = TRUE;
+  wf_daemon_ready (d->life, "%s%u interface(s), %" G_GINT64_FORMAT " TCP flow(s), %"
+                   G_GUINT64_FORMAT " sample(s)", d->paused ? "reports paused (down): " : "",
+                   n, json_object_get_int_member_with_default (body, "flows_total", 0),
+                   d->samples);
 }
 
 /* Names of the interfaces of a sample that are up. */
@@ -229,7 +229,7 @@ watchdog_feed (Reportd *d, gint64 now, gint64 next_us)
 {
   if (d->watchdog_us <= 0 || d->last_ping_us + d->watchdog_us > next_us)
     return;
-  wf_notify ("WATCHDOG=1");
+  wf_daemon_watchdog_ping (d->life);
   d->last_ping_us = now;
   housekeeping_schedule (d);
 }
@@ -325,7 +325,7 @@ take_sample (Reportd *d, gboolean send, gboolean may_pause)
       wf_sampler_strip_local (body);
       wf_reportd_send_report (d->send, d->sampler, body, d->config->interval_s);
     }
-  if (d->samples == 1 || d->samples % 60 == 0 || !d->ready)
+  if (d->samples == 1 || d->samples % 60 == 0 || !wf_daemon_is_ready (d->life))
     notify_status (d, body);
   housekeeping_schedule (d); /* a refresh is due a while after this sample */
   return up;
@@ -376,23 +376,12 @@ housekeeping (gpointer data)
     }
   if (d->watchdog_us > 0)
     {
-      wf_notify ("WATCHDOG=1");
+      wf_daemon_watchdog_ping (d->life);
       d->last_ping_us = now;
     }
   housekeeping_schedule (d);
   return G_SOURCE_CONTINUE;
 }
-
-static gboolean
-quit_cb (gpointer data)
-{
-  Reportd *d = data;
-
-  g_message ("stopping");
-  g_main_loop_quit (d->loop);
-  return G_SOURCE_REMOVE;
-}
-
 
 static gboolean
 setup (Reportd *d, GError **error)
@@ -482,8 +471,7 @@ wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *option
   d.loop = g_main_loop_new (NULL, FALSE);
   d.rl = wf_ratelimit_new (G_LOG_DOMAIN, 60 * G_USEC_PER_SEC);
   d.once = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
-  g_unix_signal_add (SIGTERM, quit_cb, &d);
-  g_unix_signal_add (SIGINT, quit_cb, &d);
+  d.life = wf_daemon_new (G_LOG_DOMAIN, d.loop, "stopping");
   /* A local client that goes away mid-write must not kill us. */
   signal (SIGPIPE, SIG_IGN);
 
@@ -497,10 +485,7 @@ wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *option
              config->interfaces && config->interfaces[0] ? "configured interfaces" : "Wi-Fi interfaces",
              config->top_flows);
 
-  /* Twice per WatchdogSec, as sd_watchdog_enabled(3) advises. */
-  d.watchdog_us = (gint64) (wf_notify_watchdog_usec () / 2);
-  if (d.watchdog_us > 0 && d.watchdog_us < 1000)
-    d.watchdog_us = 1000;
+  d.watchdog_us = wf_daemon_watchdog_interval_us (d.life);
   d.last_ping_us = g_get_monotonic_time ();
   d.housekeeping = g_source_new (&housekeeping_funcs, sizeof (GSource));
   g_source_set_callback (d.housekeeping, housekeeping, &d, NULL);
@@ -512,7 +497,7 @@ wf_reportd_run (const WfReportdConfig *config, const WfReportdRunOptions *option
   d.period = g_timeout_add (d.interval_ms, tick, &d);
   tick (&d);
   g_main_loop_run (d.loop);
-  wf_notify ("STOPPING=1");
+  wf_daemon_stopping (d.life);
 
 out:
   if (d.housekeeping)
@@ -529,6 +514,7 @@ out:
   wf_ratelimit_free (d.rl);
   wf_ratelimit_free (d.once);
   g_free (d.textfile_dir);
+  wf_daemon_free (d.life);
   g_main_loop_unref (d.loop);
   return d.exit_code;
 }
