@@ -10,7 +10,7 @@
 #include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
 #include "wlanfair-number.h"
-#include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-loader.h"
 
 const char * const wf_tcpd_scope_names[3] = { "wifi", "system", "opt-in" };
 const char * const wf_tcpd_reduction_names[3] = { "halve", "drain", "auto" };

@@ -24,7 +24,7 @@
 #include "wlanfair-readfile.h"
 #include "wlanfair-file.h"
 #include "wlanfair-textfile.h"
-#include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-loader.h"
 #include "wlanfair-tcp-bpffs.h"
 #include "wlanfair-tcp-routes.h"
 #include "wlanfair-tcp-sysctl.h"
@@ -46,7 +46,7 @@
 typedef struct {
   WfTcpdConfig      config;
   WfTcpFeatures     features;
-  WfTcpBpf         *bpf;
+  WfTcpLoader      *bpf;
   WfTcpWifi        *wifi;
   WfTcpSysctlState  sysctl;
   gboolean          sysctl_applied;
@@ -229,7 +229,7 @@ write_status (Daemon *d, GError **error)
   wf_json_writer_begin_object (w);
   for (guint cc = 0; cc < WF_CC_COUNT; cc++)
     {
-      if (!wf_tcp_bpf_has_cc (d->bpf, cc))
+      if (!wf_tcp_loader_has_cc (d->bpf, cc))
         continue;
       wf_json_writer_member (w, wf_tcp_cc_names[cc]);
       wf_json_writer_begin_object (w);
@@ -268,7 +268,7 @@ wf_tcpd_status_refresh (Daemon *d, gboolean force, GError **error)
 {
   struct wf_ackloss_counters now[WF_CC_COUNT];
   g_autoptr(GError) local = NULL;
-  gboolean have = wf_tcp_bpf_read_counters (d->bpf, now, &local);
+  gboolean have = wf_tcp_loader_read_counters (d->bpf, now, &local);
 
   if (!have)
     g_debug ("%s", local->message);
@@ -310,7 +310,7 @@ wifi_changed (GArray *keys, gpointer data)
   Daemon *d = data;
   g_autoptr(GError) error = NULL;
 
-  if (!wf_tcp_bpf_set_wifi_addrs (d->bpf, keys, &error))
+  if (!wf_tcp_loader_set_wifi_addrs (d->bpf, keys, &error))
     g_warning ("%s", error->message);
 }
 
@@ -358,9 +358,9 @@ teardown (Daemon *d)
   g_clear_pointer (&d->wifi, wf_tcp_wifi_free);
   if (d->bpf)
     {
-      gboolean cubic = wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC);
+      gboolean cubic = wf_tcp_loader_has_cc (d->bpf, WF_CC_CUBIC);
 
-      g_clear_pointer (&d->bpf, wf_tcp_bpf_free);
+      g_clear_pointer (&d->bpf, wf_tcp_loader_free);
       g_message ("unregistered ackloss_reno%s", cubic ? " and ackloss_cubic" : "");
     }
   /* A regular file alone: never what was put there since. */
@@ -373,7 +373,7 @@ static gboolean
 start (Daemon *d, GError **error)
 {
   WfTcpdConfig *c = &d->config;
-  WfTcpBpfConfig bc = {
+  WfTcpLoaderConfig bc = {
     .thresh = c->thresh,
     .beta = (guint) lround (c->beta * WF_ACKLOSS_ONE),
     .confirm = c->confirm,
@@ -428,15 +428,15 @@ start (Daemon *d, GError **error)
   if (!wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, error))
     return FALSE;
   clear_routes (NULL);
-  if (!wf_tcp_bpf_cleanup_stale (c->pin_dir, error))
+  if (!wf_tcp_loader_cleanup_stale (c->pin_dir, error))
     return FALSE;
 
-  d->bpf = wf_tcp_bpf_load (&bc, &d->features, error);
+  d->bpf = wf_tcp_loader_load (&bc, &d->features, error);
   if (d->bpf == NULL)
     return FALSE;
   g_message ("registered %s%s (thresh %u, beta %g, confirm %u, confirm-rate %g %%, "
              "min-queue-delay %g ms, reduction %s)",
-             "ackloss_reno", wf_tcp_bpf_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
+             "ackloss_reno", wf_tcp_loader_has_cc (d->bpf, WF_CC_CUBIC) ? " and ackloss_cubic" : "",
              c->thresh, c->beta, c->confirm, c->confirm_rate, c->min_queue_delay,
              wf_tcpd_reduction_names[c->reduction]);
 
@@ -453,7 +453,7 @@ start (Daemon *d, GError **error)
                                  "scope=wifi needs a cgroup v2 hierarchy, none is mounted");
             return FALSE;
           }
-        if (!wf_tcp_bpf_attach_cgroup (d->bpf, cgroup, error))
+        if (!wf_tcp_loader_attach_cgroup (d->bpf, cgroup, error))
           return FALSE;
         d->wifi = wf_tcp_wifi_new (c->interfaces, wifi_changed, d, error);
         if (d->wifi == NULL)
@@ -478,7 +478,7 @@ start (Daemon *d, GError **error)
         guint n = 0;
 
         for (guint cc = 0; cc < WF_CC_COUNT; cc++)
-          if (wf_tcp_bpf_has_cc (d->bpf, cc))
+          if (wf_tcp_loader_has_cc (d->bpf, cc))
             allow[n++] = wf_tcp_cc_names[cc];
         d->sysctl_applied = TRUE;
         if (!wf_tcp_sysctl_apply (&d->sysctl, allow, NULL, error))
@@ -681,7 +681,7 @@ main (int argc, char **argv)
       gboolean ok = wf_tcp_sysctl_recover (state_path, wf_tcp_cc_names, &error);
 
       ok = clear_routes (ok ? &error : NULL) && ok;
-      ok = wf_tcp_bpf_cleanup_stale (d.config.pin_dir, ok ? &error : NULL) && ok;
+      ok = wf_tcp_loader_cleanup_stale (d.config.pin_dir, ok ? &error : NULL) && ok;
       if (!ok)
         {
           g_printerr ("wlanfair-tcpd: %s\n", error->message);

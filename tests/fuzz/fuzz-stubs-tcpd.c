@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* run-fuzz only: the CC names of tcp/wlanfair-tcp-bpf.c, whose file needs
+/* run-fuzz only: the CC names of tcp/wlanfair-tcp-loader.c, whose file needs
  * libbpf and the BPF skeleton (the corpus test links the real one). */
-#include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-loader.h"
 
 const char * const wf_tcp_cc_names[WF_CC_COUNT + 1] = {
   [WF_CC_RENO] = "ackloss_reno",

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-loader.h"
 #include "wlanfair-tcpd-config.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

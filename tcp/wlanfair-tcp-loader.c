@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Loading, registering and unregistering the congestion controls. */
-#include "wlanfair-tcp-bpf.h"
+#include "wlanfair-tcp-loader.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -24,7 +24,7 @@ const char * const wf_tcp_cc_names[WF_CC_COUNT + 1] = {
   [WF_CC_CUBIC] = "ackloss_cubic",
 };
 
-struct _WfTcpBpf {
+struct _WfTcpLoader {
   struct wlanfair_tcp *skel;
   struct bpf_link     *cc_link[WF_CC_COUNT];
   struct bpf_link     *sockops_link;
@@ -127,7 +127,7 @@ unregister_pinned (const char *path, GError **error)
 }
 
 gboolean
-wf_tcp_bpf_cleanup_stale (const char *pin_dir, GError **error)
+wf_tcp_loader_cleanup_stale (const char *pin_dir, GError **error)
 {
   for (guint i = 0; i < WF_CC_COUNT; i++)
     {
@@ -148,12 +148,12 @@ cc_map (struct wlanfair_tcp *skel, guint cc)
   return cc == WF_CC_RENO ? skel->maps.ackloss_reno : skel->maps.ackloss_cubic;
 }
 
-WfTcpBpf *
-wf_tcp_bpf_load (const WfTcpBpfConfig *config,
-                 const WfTcpFeatures  *features,
-                 GError              **error)
+WfTcpLoader *
+wf_tcp_loader_load (const WfTcpLoaderConfig *config,
+                    const WfTcpFeatures     *features,
+                    GError                 **error)
 {
-  g_autoptr(WfTcpBpf) bpf = g_new0 (WfTcpBpf, 1);
+  g_autoptr(WfTcpLoader) bpf = g_new0 (WfTcpLoader, 1);
   struct bpf_program *prog;
   int err;
 
@@ -234,13 +234,13 @@ wf_tcp_bpf_load (const WfTcpBpfConfig *config,
 }
 
 gboolean
-wf_tcp_bpf_has_cc (WfTcpBpf *bpf, guint cc)
+wf_tcp_loader_has_cc (WfTcpLoader *bpf, guint cc)
 {
   return cc < WF_CC_COUNT && bpf->cc_link[cc] != NULL;
 }
 
 gboolean
-wf_tcp_bpf_attach_cgroup (WfTcpBpf *bpf, const char *cgroup_path, GError **error)
+wf_tcp_loader_attach_cgroup (WfTcpLoader *bpf, const char *cgroup_path, GError **error)
 {
   int fd = open (cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -262,7 +262,7 @@ wf_tcp_bpf_attach_cgroup (WfTcpBpf *bpf, const char *cgroup_path, GError **error
 }
 
 gboolean
-wf_tcp_bpf_set_wifi_addrs (WfTcpBpf *bpf, GArray *keys, GError **error)
+wf_tcp_loader_set_wifi_addrs (WfTcpLoader *bpf, GArray *keys, GError **error)
 {
   int fd = bpf_map__fd (bpf->skel->maps.wifi_addrs);
   struct wf_addr_key key, next;
@@ -296,7 +296,7 @@ wf_tcp_bpf_set_wifi_addrs (WfTcpBpf *bpf, GArray *keys, GError **error)
 }
 
 gboolean
-wf_tcp_bpf_read_counters (WfTcpBpf *bpf, struct wf_ackloss_counters *out, GError **error)
+wf_tcp_loader_read_counters (WfTcpLoader *bpf, struct wf_ackloss_counters *out, GError **error)
 {
   int fd = bpf_map__fd (bpf->skel->maps.ackloss_stats);
   g_autofree struct wf_ackloss_counters *per_cpu =
@@ -330,7 +330,7 @@ wf_tcp_bpf_read_counters (WfTcpBpf *bpf, struct wf_ackloss_counters *out, GError
 }
 
 void
-wf_tcp_bpf_free (WfTcpBpf *bpf)
+wf_tcp_loader_free (WfTcpLoader *bpf)
 {
   if (bpf == NULL)
     return;
