@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "apd-plant.h"
+#include "wlanfair-fairness.h"
 
 #define LAG 0.6          /* share of the gap a TCP closes per round */
 #define NOISE 0.02       /* +- relative, uniform */
@@ -279,19 +280,20 @@ wf_apd_plant_apply (WfApdPlant *p, const WfApdDecision *dec)
 double
 wf_apd_plant_jain (WfApdPlant *p)
 {
-  double sum = 0, sum2 = 0;
+  g_autofree double *x = g_new (double, p->sta->len + 1);
+  double out = 1.0;
   guint k = 0;
 
   for (guint i = 0; i < p->sta->len; i++)
     {
       Sta *s = &g_array_index (p->sta, Sta, i);
-      if (isfinite (s->demand))
-        continue;
-      sum += s->x;
-      sum2 += s->x * s->x;
-      k++;
+      if (!isfinite (s->demand))
+        x[k++] = s->x;
     }
-  return k <= 1 || sum2 <= 0 ? 1.0 : sum * sum / (k * sum2);
+  /* The one Jain of the tree (src/metrics); 1 for fewer than two. */
+  if (k > 1)
+    g_assert_true (wf_fairness_jain (x, k, &out, NULL));
+  return out;
 }
 
 double

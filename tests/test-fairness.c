@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Jain and trade-off index against values computed by hand. */
 #include <math.h>
+#include <string.h>
 
 #include "wlanfair-error.h"
 #include "wlanfair-fairness.h"
@@ -70,6 +71,52 @@ test_jain_extreme_scale (void)
 
   g_assert_cmpfloat_with_epsilon (jain (big, 3), 6.0 / 7.0, EPS);
   g_assert_cmpfloat_with_epsilon (jain (tiny, 3), 6.0 / 7.0, EPS);
+}
+
+/* x / w: each flow against its weight; the apd controllers' index. */
+static void
+test_jain_weighted (void)
+{
+  const double x[] = { 2, 4, 6 }, w[] = { 1, 2, 3 }, ones[] = { 1, 1, 1 };
+  const double zero[] = { 0, 0, 0 }, hog[] = { 10, 0, 0 };
+  const double big[] = { 1e300, 4e300 }, big_w[] = { 1e-10, 4e-10 };
+  const double bad_w[][3] = { { 1, 0, 1 }, { 1, -1, 1 }, { 1, NAN, 1 }, { 1, INFINITY, 1 } };
+  const double bad_x[] = { 1, -1, 1 };
+  g_autoptr(GError) error = NULL;
+  double v = -1;
+
+  /* In proportion to the weights: fair. */
+  g_assert_true (wf_fairness_jain_weighted (x, w, 3, &v, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (v, 1.0, EPS);
+  /* Unit weights: Jain itself; 36 / (3 * 14) for 1, 2, 3. */
+  g_assert_true (wf_fairness_jain_weighted (w, ones, 3, &v, NULL));
+  g_assert_cmpfloat_with_epsilon (v, 6.0 / 7.0, EPS);
+  /* 2/1, 4/1, 6/1 against 1, 2, 3 equal weights: 2, 4, 6 = 6/7 too. */
+  g_assert_true (wf_fairness_jain_weighted (x, ones, 3, &v, NULL));
+  g_assert_cmpfloat_with_epsilon (v, 6.0 / 7.0, EPS);
+  g_assert_true (wf_fairness_jain_weighted (zero, w, 3, &v, NULL));
+  g_assert_cmpfloat_with_epsilon (v, 1.0, EPS);
+  g_assert_true (wf_fairness_jain_weighted (hog, w, 3, &v, NULL));
+  g_assert_cmpfloat_with_epsilon (v, 1.0 / 3.0, EPS);
+  g_assert_true (wf_fairness_jain_weighted (x, w, 1, &v, NULL));
+  g_assert_cmpfloat_with_epsilon (v, 1.0, EPS);
+  /* x / w past double range: refused, not NaN. */
+  g_assert_false (wf_fairness_jain_weighted (big, big_w, 2, &v, &error));
+  g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+  g_clear_error (&error);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad_w); i++)
+    {
+      g_assert_false (wf_fairness_jain_weighted (x, bad_w[i], 3, &v, &error));
+      g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "weight 2"));
+      g_clear_error (&error);
+    }
+  g_assert_false (wf_fairness_jain_weighted (bad_x, w, 3, &v, &error));
+  g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (wf_fairness_jain_weighted (x, w, 0, &v, &error));
+  g_assert_error (error, WF_ERROR, WF_ERROR_INVALID);
 }
 
 static void
@@ -225,6 +272,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fairness/jain/n1", test_jain_n1);
   g_test_add_func ("/fairness/jain/all-zero", test_jain_all_zero);
   g_test_add_func ("/fairness/jain/extreme-scale", test_jain_extreme_scale);
+  g_test_add_func ("/fairness/jain/weighted", test_jain_weighted);
   g_test_add_func ("/fairness/tradeoff/alpha", test_tradeoff_alpha);
   g_test_add_func ("/fairness/tradeoff/full-equals-jain", test_tradeoff_full_equals_jain);
   g_test_add_func ("/fairness/tradeoff/underused", test_tradeoff_underused);

@@ -164,21 +164,23 @@ wf_apd_station_shape (const WfApdStation *s, WfApdObjective objective,
 double
 wf_apd_jain (const double *x, const double *shape, const gboolean *in, guint n)
 {
-  double sum = 0, sum2 = 0;
+  g_autofree double *v = g_new (double, n + 1);
+  g_autofree double *w = g_new (double, n + 1);
+  double out;
   guint k = 0;
 
   for (guint i = 0; i < n; i++)
-    {
-      if (!in[i] || shape[i] <= 0)
-        continue;
-      double v = x[i] / shape[i];
-      sum += v;
-      sum2 += v * v;
-      k++;
-    }
-  if (k <= 1 || sum2 <= 0)
+    if (in[i] && shape[i] > 0)
+      {
+        v[k] = x[i];
+        w[k++] = shape[i];
+      }
+  /* Jain's index is src/metrics' alone; here only who counts. */
+  if (k <= 1)
     return 1.0;
-  return (sum * sum) / (k * sum2);
+  if (!wf_fairness_jain_weighted (v, w, k, &out, NULL))
+    return NAN;
+  return out;
 }
 
 void

@@ -107,7 +107,9 @@ double wf_apd_station_shape (const WfApdStation *s, WfApdObjective objective,
                              double mean_cost);
 /* Airtime cost per bit in the counted directions, 0 when unknown. */
 double wf_apd_station_cost (const WfApdStation *s, WfApdDir dirs);
-/* Jain's index of x[i] / shape[i] over the flagged stations. */
+/* Jain's index of x[i] / shape[i] over the flagged stations with a
+ * shape > 0 (wf_fairness_jain_weighted); 1 for fewer than two or all
+ * idle, NaN for a goodput that is negative or not finite. */
 double wf_apd_jain (const double *x, const double *shape, const gboolean *in,
                     guint n);
 /* The trade-off index F(X, C, alpha = 1) of the flagged stations'

@@ -107,6 +107,29 @@ wf_fairness_jain (const double *x, gsize n, double *out, GError **error)
 }
 
 gboolean
+wf_fairness_jain_weighted (const double *x, const double *w, gsize n, double *out,
+                           GError **error)
+{
+  g_autofree double *y = NULL;
+
+  if (!wf_fairness_check (x, n, error))
+    return FALSE;
+  y = g_new (double, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      if (!isfinite (w[i]) || w[i] <= 0)
+        {
+          g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                       "weight %" G_GSIZE_FORMAT " (%g) is not a positive number", i + 1, w[i]);
+          return FALSE;
+        }
+      /* A share per unit of weight; one that overflows is refused below. */
+      y[i] = x[i] / w[i];
+    }
+  return wf_fairness_jain (y, n, out, error);
+}
+
+gboolean
 wf_fairness_tradeoff (const double    *x,
                       gsize            n,
                       double           capacity,

@@ -25,6 +25,14 @@ gboolean wf_fairness_jain (const double *x,
                            double       *out,
                            GError      **error);
 
+/* Jain's index of x[i] / w[i]: 1 when every x is in proportion to its
+ * weight. Each w[i] finite and > 0; x as wf_fairness_jain() takes it. */
+gboolean wf_fairness_jain_weighted (const double *x,
+                                    const double *w,
+                                    gsize         n,
+                                    double       *out,
+                                    GError      **error);
+
 gboolean wf_fairness_tradeoff (const double    *x,
                                gsize            n,
                                double           capacity,
