@@ -15,6 +15,7 @@
 #include "wlanfair-error.h"
 #include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
+#include "wlanfair-mac.h"
 #include "wlanfair-number.h"
 #include "wlanfair-report.h"
 
@@ -119,26 +120,6 @@ parse_range (const char *v, WfNumberFlags flags, double min, double max, double 
   return TRUE;
 }
 
-gboolean
-wf_apd_parse_mac (const char *text, guint8 mac[6])
-{
-  unsigned int b[6];
-  char tail;
-
-  if (strlen (text) != 17 ||
-      sscanf (text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-              &b[4], &b[5], &tail) != 6)
-    return FALSE;
-  for (int i = 0; i < 6; i++)
-    {
-      if (!g_ascii_isxdigit (text[i * 3]) || !g_ascii_isxdigit (text[i * 3 + 1]) ||
-          (i < 5 && text[i * 3 + 2] != ':'))
-        return FALSE;
-      mac[i] = (guint8) b[i];
-    }
-  return TRUE;
-}
-
 static gboolean
 parse_weights (WfApdConfig *c, const char *v, GError **error)
 {
@@ -156,7 +137,7 @@ parse_weights (WfApdConfig *c, const char *v, GError **error)
       if (!eq)
         return invalid (error, "weights: '%s' is not MAC=WEIGHT", *p);
       mac = g_strndup (*p, eq - *p);
-      if (!wf_apd_parse_mac (mac, e.mac))
+      if (!wf_mac_parse (mac, e.mac))
         return invalid (error, "weights: '%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", mac);
       if (!parse_range (eq + 1, WF_NUMBER_POSITIVE, 0.01, 100, &e.weight))
         return invalid (error, "weights: weight '%s' of %s must be a number from 0.01 to 100",

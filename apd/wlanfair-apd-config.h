@@ -96,6 +96,5 @@ gboolean wf_apd_config_check (WfApdConfig *config, GError **error);
 double   wf_apd_config_port_rate (const WfApdConfig *config, const char *port);
 /* The configured weight of a station, 1 when none. */
 double   wf_apd_config_weight (const WfApdConfig *config, const guint8 mac[6]);
-gboolean wf_apd_parse_mac (const char *text, guint8 mac[6]);
 
 G_END_DECLS

@@ -18,8 +18,10 @@
 #include "wlanfair-apd-station-table.h"
 #include "wlanfair-apd-view.h"
 #include "wlanfair-cell-program.h"
+#include "wlanfair-daemon.h"
 #include "wlanfair-error.h"
-#include "wlanfair-notify.h"
+#include "wlanfair-mac.h"
+#include "wlanfair-ratelimit.h"
 
 /* A cap that moves by less than this is left as it is: a tc change per
  * station per round for noise would only churn the state file. */
@@ -33,7 +35,6 @@ typedef struct {
   const char   *logged_why;    /* the decision last said in the journal */
   gboolean      logged_limited;
   double        logged_size;   /* ... and the limit it logged */
-  gboolean      set_failed;    /* said once until it works again */
 } StaState;
 
 struct _WfApdDaemon {
@@ -54,14 +55,14 @@ struct _WfApdDaemon {
   char            *mode_reason;
   GMainLoop       *loop;
   int              exit_code;
-  guint            timer, sig_term, sig_int;
+  guint            timer;
+  WfDaemon        *life;          /* stop signals, READY, watchdog */
+  WfRatelimit     *once;          /* failures said once until they work again */
   gint64           started_us, started_mono;
   gint64           last_dump_ok, last_report, last_round;
-  gboolean         dump_failing;
   guint64          rounds, unmatched;
   GHashTable      *sta;           /* mac_str -> StaState */
   WfApdOutputs    *outputs;
-  guint64          watchdog_usec;
 };
 
 static StaState *
@@ -131,6 +132,7 @@ wf_apd_daemon_new (WfApdConfig *config, GBytes *key, GError **error)
   d->config = config;
   d->key = key ? g_bytes_ref (key) : NULL;
   d->sta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  d->once = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
   d->exit_code = 0;
 
   /* The status file is for every user (wlanfairctl ap): its directory
@@ -204,6 +206,7 @@ wf_apd_daemon_free (WfApdDaemon *d)
   g_clear_pointer (&d->key, g_bytes_unref);
   g_clear_pointer (&d->sta, g_hash_table_unref);
   g_clear_pointer (&d->loop, g_main_loop_unref);
+  g_clear_pointer (&d->once, wf_ratelimit_free);
   g_free (d->observe_reason);
   g_free (d->carried_note);
   g_free (d->mode_reason);
@@ -411,14 +414,12 @@ apply (WfApdDaemon *d, const WfApdStation *s, const WfApdDecision *dec, StaState
     return;
   if (!wf_actuator_set (d->actuator, s, &dec->setting, &error))
     {
-      if (!st->set_failed)
+      if (wf_ratelimit_check (d->once, s->mac_str, NULL))
         g_warning ("station %s: %s", s->mac_str, error->message);
-      st->set_failed = TRUE;
       return;
     }
-  if (st->set_failed)
+  if (wf_ratelimit_clear (d->once, s->mac_str, NULL))
     g_message ("station %s: the actuator works again", s->mac_str);
-  st->set_failed = FALSE;
   st->applied.setting = dec->setting;
 }
 
@@ -429,14 +430,15 @@ forget_left (WfApdDaemon *d, GPtrArray *left)
     {
       gsize n;
       const guint8 *mac = g_bytes_get_data (left->pdata[i], &n);
-      char m[18];
+      char m[WF_MAC_STR_LEN];
       g_autoptr(GError) error = NULL;
 
-      wf_apd_format_mac (mac, m);
+      wf_mac_format (mac, m);
       wf_apd_controller_forget (d->controller, mac);
       if (d->actuator && d->actuator->started && !wf_actuator_forget (d->actuator, mac, &error))
         g_warning ("station %s left: %s", m, error->message);
       g_hash_table_remove (d->sta, m);
+      wf_ratelimit_clear (d->once, m, NULL);
     }
 }
 
@@ -462,9 +464,7 @@ round_run (WfApdDaemon *d)
   d->rounds++;
   if (wf_apd_station_source_dump (d->source, entries, neighs, &error))
     {
-      if (d->dump_failing)
-        g_message ("the station table can be read again");
-      d->dump_failing = FALSE;
+      wf_ratelimit_clear (d->once, "dump", "the station table can be read again");
       d->last_dump_ok = now;
       wf_apd_stations_update_ap (d->stations, (WfApdApEntry *) entries->data, entries->len,
                                  now, left);
@@ -474,9 +474,8 @@ round_run (WfApdDaemon *d)
     }
   else
     {
-      if (!d->dump_failing)
+      if (wf_ratelimit_check (d->once, "dump", NULL))
         g_warning ("reading the stations: %s", error->message);
-      d->dump_failing = TRUE;
     }
 
   wf_apd_stations_snapshot (d->stations, now, snap);
@@ -537,24 +536,13 @@ round_run (WfApdDaemon *d)
   wf_cell_programs_view (d->cell, &view);
   wf_apd_outputs_write (d->outputs, &view);
   g_clear_pointer (&view.actuator_status, json_node_unref);
-  if (d->watchdog_usec)
-    wf_notify ("WATCHDOG=1");
+  wf_daemon_watchdog_ping (d->life);
 }
 
 static gboolean
 on_timer (gpointer user_data)
 {
   round_run (user_data);
-  return G_SOURCE_CONTINUE;
-}
-
-static gboolean
-on_signal (gpointer user_data)
-{
-  WfApdDaemon *d = user_data;
-
-  g_message ("stopping");
-  g_main_loop_quit (d->loop);
   return G_SOURCE_CONTINUE;
 }
 
@@ -576,9 +564,7 @@ wf_apd_daemon_run (WfApdDaemon *d)
   d->started_us = g_get_real_time ();
   d->started_mono = g_get_monotonic_time ();
   d->last_dump_ok = d->started_mono;
-  d->watchdog_usec = wf_notify_watchdog_usec ();
-  d->sig_term = g_unix_signal_add (SIGTERM, on_signal, d);
-  d->sig_int = g_unix_signal_add (SIGINT, on_signal, d);
+  d->life = wf_daemon_new (G_LOG_DOMAIN, d->loop, "stopping");
   d->timer = g_timeout_add ((guint) lround (c->control.period_s * 1000), on_timer, d);
 
   g_message ("started on %s (%s): controller %s, actuator %s, objective %s, "
@@ -589,15 +575,14 @@ wf_apd_daemon_run (WfApdDaemon *d)
   if (!d->key && c->insecure_unsigned && d->may_act)
     g_warning ("insecure-unsigned=yes: anyone who can send UDP to port %u steers "
                "this cell's throughput; configure key= instead", c->port);
-  wf_notify ("READY=1\nSTATUS=running");
+  wf_daemon_ready (d->life, "running");
   round_run (d);
   if (d->exit_code == 0)
     g_main_loop_run (d->loop);
 
-  wf_notify ("STOPPING=1");
+  wf_daemon_stopping (d->life);
   g_source_remove (d->timer);
-  g_source_remove (d->sig_term);
-  g_source_remove (d->sig_int);
+  g_clear_pointer (&d->life, wf_daemon_free);
   if (!lift_all (d, &error))
     {
       g_critical ("lifting the limits: %s (wlanfair-apd --restore retries)", error->message);

@@ -12,6 +12,7 @@
 
 #include "wlanfair-file.h"
 #include "wlanfair-prometheus.h"
+#include "wlanfair-ratelimit.h"
 #include "wlanfair-textfile.h"
 
 static const char *
@@ -422,7 +423,7 @@ wf_apd_output_prometheus (const WfApdView *v)
 struct _WfApdOutputs {
   char    *status_path;   /* "": none */
   char    *textfile_dir;  /* NULL: none */
-  gboolean status_failing, textfile_failing;   /* said once until it works */
+  WfRatelimit *once;      /* a failing write said once until one works */
 };
 
 /* Where the textfile goes: the configured directory, or node_exporter's
@@ -430,11 +431,12 @@ struct _WfApdOutputs {
 static char *
 textfile_dir (const WfApdConfig *config)
 {
-  const char *dir = config->textfile_dir_explicit ? config->textfile_dir : WF_PROMETHEUS_DEFAULT_DIR;
+  gboolean is_default;
+  const char *dir = wf_textfile_dir (config->textfile_dir_explicit
+                                     ? (config->textfile_dir ? config->textfile_dir : "") : NULL,
+                                     &is_default);
 
-  if (dir && dir[0] && (config->textfile_dir_explicit || g_file_test (dir, G_FILE_TEST_IS_DIR)))
-    return g_strdup (dir);
-  return NULL;
+  return wf_textfile_dir_in_use (dir, is_default) ? g_strdup (dir) : NULL;
 }
 
 /* A default path (RuntimeDirectory=) whose directory is not there yet:
@@ -501,6 +503,7 @@ wf_apd_outputs_new (const WfApdConfig *config)
 
   o->status_path = g_strdup (config->status_path);
   o->textfile_dir = textfile_dir (config);
+  o->once = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
   return o;
 }
 
@@ -511,39 +514,32 @@ wf_apd_outputs_free (WfApdOutputs *o)
     return;
   g_free (o->status_path);
   g_free (o->textfile_dir);
+  wf_ratelimit_free (o->once);
   g_free (o);
 }
 
 void
-wf_apd_outputs_write (WfApdOutputs *d, const WfApdView *v)
+wf_apd_outputs_write (WfApdOutputs *o, const WfApdView *v)
 {
   g_autoptr(GError) error = NULL;
 
-  if (d->status_path[0])
+  if (o->status_path[0])
     {
       g_autofree char *text = wf_apd_output_status (v);
-      if (!wf_file_write (d->status_path, text, strlen (text), 0644,
-                          WF_FILE_EXACT_MODE, &error))
-        {
-          if (!d->status_failing)
-            g_warning ("status file: %s", error->message);
-          d->status_failing = TRUE;
-          g_clear_error (&error);
-        }
-      else
-        d->status_failing = FALSE;
+
+      if (wf_file_write (o->status_path, text, strlen (text), 0644, WF_FILE_EXACT_MODE, &error))
+        wf_ratelimit_clear (o->once, "status", NULL);
+      else if (wf_ratelimit_check (o->once, "status", NULL))
+        g_warning ("status file: %s", error->message);
+      g_clear_error (&error);
     }
-  if (d->textfile_dir)
+  if (o->textfile_dir)
     {
       g_autofree char *text = wf_apd_output_prometheus (v);
-      if (!wf_prometheus_write_named (d->textfile_dir, WF_APD_PROM_FILE, text, &error))
-        {
-          if (!d->textfile_failing)
-            g_warning ("textfile: %s", error->message);
-          d->textfile_failing = TRUE;
-        }
-      else
-        d->textfile_failing = FALSE;
+
+      if (wf_prometheus_write_named (o->textfile_dir, WF_APD_PROM_FILE, text, &error))
+        wf_ratelimit_clear (o->once, "textfile", NULL);
+      else if (wf_ratelimit_check (o->once, "textfile", NULL))
+        g_warning ("textfile: %s", error->message);
     }
 }
-

@@ -16,6 +16,7 @@
 #include "wlanfair-error.h"
 #include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
+#include "wlanfair-mac.h"
 #include "wlanfair-output.h"
 #include "wlanfair-report.h"
 #include "wlanfair-textfile.h"
@@ -56,9 +57,9 @@ print_settings (const WfApdConfig *c)
   for (guint i = 0; c->weights && i < c->weights->len; i++)
     {
       const WfApdWeight *w = &g_array_index (c->weights, WfApdWeight, i);
+      char mac[WF_MAC_STR_LEN];
 
-      g_string_append_printf (weights, "%s%02x:%02x:%02x:%02x:%02x:%02x=%g", i ? "," : "",
-                              w->mac[0], w->mac[1], w->mac[2], w->mac[3], w->mac[4], w->mac[5],
+      g_string_append_printf (weights, "%s%s=%g", i ? "," : "", wf_mac_format (w->mac, mac),
                               w->weight);
     }
   for (guint i = 0; c->port_rates && i < c->port_rates->len; i++)

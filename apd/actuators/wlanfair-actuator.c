@@ -55,13 +55,6 @@ wf_actuator_group (const char *name, const char *ifname)
   return g_strdup_printf ("%s:%s", name, ifname);
 }
 
-const char *
-wf_actuator_mac_str (const guint8 mac[6], char buf[18])
-{
-  wf_apd_format_mac (mac, buf);
-  return buf;
-}
-
 gboolean
 wf_actuator_record (WfActuator *a, const char *key, const char *value, GError **error)
 {

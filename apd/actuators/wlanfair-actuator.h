@@ -131,8 +131,6 @@ char    *wf_actuator_group (const char *name, const char *ifname);
  * call it BEFORE the change it describes. */
 gboolean wf_actuator_record (WfActuator *a, const char *key, const char *value,
                              GError **error);
-/* wf_mac_format() under its old name (wlanfair-actuator.c). */
-const char *wf_actuator_mac_str (const guint8 mac[6], char buf[WF_MAC_STR_LEN]);
 
 /* The built-in actuators (wlanfair-actuator-<name>.c). */
 extern const WfActuatorOps wf_actuator_rate;

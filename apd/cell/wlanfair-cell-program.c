@@ -6,6 +6,7 @@
 #include "wlanfair-cell-program.h"
 
 #include "wlanfair-error.h"
+#include "wlanfair-ratelimit.h"
 
 /* Start order (stops reverse it). The order the filters run in is
  * their tc priorities', not this. */
@@ -20,11 +21,11 @@ static const WfCellProgramOps *const programs[] = {
 typedef struct {
   const WfCellProgramOps *ops;
   gpointer                priv;
-  gboolean                failing;   /* after_dump: said once until it works */
 } Started;
 
 struct _WfCellPrograms {
-  GArray *started;   /* Started, in start order */
+  GArray      *started;   /* Started, in start order */
+  WfRatelimit *once;      /* after_dump failures, by name: once until it works */
 };
 
 const WfCellProgramOps *const *
@@ -58,12 +59,13 @@ wf_cell_programs_start (const WfApdConfig *c, gboolean may_act, WfApdState *stat
   WfCellPrograms *p = g_new0 (WfCellPrograms, 1);
 
   p->started = g_array_new (FALSE, TRUE, sizeof (Started));
+  p->once = wf_ratelimit_new (G_LOG_DOMAIN, WF_RATELIMIT_ONCE);
   for (guint k = 0; programs[k]; k++)
     {
       const WfCellProgramOps *ops = programs[k];
       WfCellProgramWant want = ops->wanted (c, may_act);
       g_autoptr(GError) local = NULL;
-      Started s = { ops, NULL, FALSE };
+      Started s = { ops, NULL };
 
       if (want == WF_CELL_PROGRAM_OFF)
         continue;
@@ -107,6 +109,7 @@ wf_cell_programs_stop (WfCellPrograms *p, GError **error)
         g_critical ("%s (wlanfair-apd --restore retries)", local->message);
     }
   g_array_unref (p->started);
+  wf_ratelimit_free (p->once);
   g_free (p);
   if (first)
     {
@@ -128,15 +131,11 @@ wf_cell_programs_after_dump (WfCellPrograms *p, WfApdStations *t)
         continue;
       if (!s->ops->after_dump (s->priv, t, &local))
         {
-          if (!s->failing)
+          if (wf_ratelimit_check (p->once, s->ops->name, NULL))
             g_warning ("%s: %s until it can be read again", local->message, s->ops->without);
-          s->failing = TRUE;
         }
-      else if (s->failing)
-        {
-          g_message ("%s: it can be read again", s->ops->name);
-          s->failing = FALSE;
-        }
+      else if (wf_ratelimit_clear (p->once, s->ops->name, NULL))
+        g_message ("%s: it can be read again", s->ops->name);
     }
 }
 

@@ -80,14 +80,6 @@ typedef struct {
   double    down_bps, up_bps; /* the goodput the controller acts on */
 } WfApdStation;
 
-/* wf_mac_format() under its old name, for wlanfair-apd-daemon.c and
- * wf_actuator_mac_str() until they call it themselves. */
-static inline void
-wf_apd_format_mac (const guint8 mac[6], char out[WF_MAC_STR_LEN])
-{
-  wf_mac_format (mac, out);
-}
-
 /* Whether the controllers count a station at x bit/s: above `idle_bps`,
  * or below it while it waits for more: its own word that a flow it sends
  * on waits for the path, or frames for it that the AP did not deliver (a
