@@ -140,7 +140,8 @@ too_long (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* SIGTERM: the stop line, STOPPING=1 and the loop ends. */
+/* SIGTERM: the stop line, STOPPING=1 and the loop ends; again: only
+ * the loop ends. */
 static void
 test_signal (void)
 {
@@ -160,6 +161,13 @@ test_signal (void)
   assert_next (&m, "STOPPING=1");
   /* Said once, whoever asks again. */
   wf_daemon_stopping (d);
+  assert_next (&m, NULL);
+  /* A second SIGTERM during the cleanup is handled (the process lives
+   * on), quits the loop again and says nothing new. */
+  g_idle_add (send_term, NULL);
+  guard = g_timeout_add_seconds (30, too_long, NULL);
+  g_main_loop_run (loop);
+  g_source_remove (guard);
   assert_next (&m, NULL);
   manager_stop (&m);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The stop signals and systemd's notifications, written once for every
- * daemon (reportd, tcpd, scand; apd's loop should follow). */
+ * daemon (reportd, tcpd, scand, apd). */
 #include "wlanfair-daemon.h"
 
 #include <glib-unix.h>
@@ -17,32 +17,19 @@ struct _WfDaemon {
   gboolean   ready, stopping;
 };
 
-static void
-stop (WfDaemon *d)
+/* The handlers stay until the daemon is freed: a second signal while it
+ * restores what it changed must not kill it half way (GLib would put the
+ * default action back with the last handler). */
+static gboolean
+on_stop_signal (gpointer data)
 {
-  g_log (d->domain, G_LOG_LEVEL_MESSAGE, "%s", d->stop_message);
+  WfDaemon *d = data;
+
+  if (!d->stopping)
+    g_log (d->domain, G_LOG_LEVEL_MESSAGE, "%s", d->stop_message);
   wf_daemon_stopping (d);
   g_main_loop_quit (d->loop);
-}
-
-static gboolean
-on_term (gpointer data)
-{
-  WfDaemon *d = data;
-
-  d->sig_term = 0;
-  stop (d);
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-on_int (gpointer data)
-{
-  WfDaemon *d = data;
-
-  d->sig_int = 0;
-  stop (d);
-  return G_SOURCE_REMOVE;
+  return G_SOURCE_CONTINUE;
 }
 
 WfDaemon *
@@ -54,8 +41,8 @@ wf_daemon_new (const char *log_domain, GMainLoop *loop, const char *stop_message
   d->domain = g_strdup (log_domain);
   d->stop_message = g_strdup (stop_message);
   d->loop = g_main_loop_ref (loop);
-  d->sig_term = g_unix_signal_add (SIGTERM, on_term, d);
-  d->sig_int = g_unix_signal_add (SIGINT, on_int, d);
+  d->sig_term = g_unix_signal_add (SIGTERM, on_stop_signal, d);
+  d->sig_int = g_unix_signal_add (SIGINT, on_stop_signal, d);
   /* Twice per WatchdogSec; sub-millisecond intervals would spin. */
   d->watchdog_us = (gint64) (usec / 2);
   if (d->watchdog_us > 0 && d->watchdog_us < 1000)

@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 typedef struct _WfDaemon WfDaemon;
 
 /* SIGTERM and SIGINT log `stop_message` (in `log_domain`, the caller's
- * G_LOG_DOMAIN), say STOPPING=1 and quit `loop`. Each handler goes once
- * it fired: that signal again ends the process, as without a handler. */
+ * G_LOG_DOMAIN; once), say STOPPING=1 and quit `loop`. They stay handled
+ * until wf_daemon_free(): a second one does not interrupt the cleanup. */
 WfDaemon *wf_daemon_new                  (const char *log_domain,
                                           GMainLoop  *loop,
                                           const char *stop_message);
