@@ -10,7 +10,7 @@ import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(TOP, "build-bench")
-TESTBED = os.path.join(TOP, "tests", "testbed", "wlanfair-testbed")
+TESTBED = os.path.join(TOP, "testbed", "wlanfair-testbed")
 BASE = {"ackloss_cubic": "cubic", "ackloss_reno": "reno"}
 # The same BPF programs registered with the detector off (thresh 1000: no
 # round ever counts 1000 lost ACKs): the struct_ops pass-through baseline.
@@ -18,8 +18,10 @@ BASE = {"ackloss_cubic": "cubic", "ackloss_reno": "reno"}
 NODETECT = {"ackloss_cubic-nodetect": "ackloss_cubic", "ackloss_reno-nodetect": "ackloss_reno"}
 STARVED_SHARE = 0.05        # a flow below 5 % of the equal share is starved
 
-sys.path.insert(0, os.path.join(TOP, "tests", "testbed"))
-from testbed_results import jain  # noqa: E402
+# The Python tests and benchmarks share (testlib/); it puts testbed/ on the path.
+sys.path.insert(0, os.path.join(TOP, "testlib"))
+import wftest  # noqa: E402,F401
+from wftest import jain  # noqa: E402
 
 
 def build():

@@ -7,7 +7,7 @@ pictures as (suffix, function): RESULT.json gives RESULT<suffix>.svg.
 matplotlib (Debian: python3-matplotlib) with the Agg backend, SVG with a
 fixed hash salt and no date, text kept as text: drawing the same JSON
 twice gives the same bytes. Every series, bar and shaded interval carries
-an SVG id (matplotlib's gid) that tests/test-bench-plots.py counts.
+an SVG id (matplotlib's gid) that bench/test_wfplot.py counts.
 
 Imported by the bench scripts (their directory is on sys.path) and by
 bench/plot; importing it does not need matplotlib.

@@ -18,9 +18,16 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
+
+# The shared helpers (testlib/wftest.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                                "testlib"))
+import wftest  # noqa: E402
+from wftest import free_port, report  # noqa: E402
 
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 DAEMONS = {os.path.basename(p): p
@@ -172,24 +179,6 @@ class Conventions(unittest.TestCase):
                 self.assertIn("(see --help)", r.stderr)
 
 
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def report(host, hostname, seq):
-    r = {"wlanfair_report": 1, "host": host, "hostname": hostname, "seq": seq,
-         "time_us": int(time.time() * 1e6), "boot": "a1b2c3d4e5f60718", "interval_s": 1.0,
-         "interfaces": [{"name": "wlan0", "ifindex": 3, "wifi": True, "up": True,
-                         "rx_bps": 1e6, "tx_bps": 0.0,
-                         "goodput_rx_bps": 1e6, "goodput_tx_bps": 0.0}],
-         "flows_total": 1}
-    return json.dumps(r, separators=(",", ":")).encode()
-
-
 class TerminalSafety(unittest.TestCase):
     def listen_table(self, hostname):
         """The text output of `listen` given one host's reports."""
@@ -203,7 +192,7 @@ class TerminalSafety(unittest.TestCase):
                 deadline = time.monotonic() + 10
                 seq = 1
                 while p.poll() is None and time.monotonic() < deadline:
-                    c.sendto(report("%032x" % 1, hostname, seq), ("127.0.0.1", port))
+                    c.sendto(report("%032x" % 1, seq, hostname=hostname), ("127.0.0.1", port))
                     seq += 1
                     time.sleep(0.1)
                 c.close()
@@ -291,4 +280,4 @@ class TerminalSafety(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    wftest.main()

@@ -25,6 +25,11 @@ import sys
 import tempfile
 import unittest
 
+# The shared helpers (testlib/wftest.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                                "testlib"))
+import wftest  # noqa: E402
+
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 REPORTD = os.environ.get("WLANFAIR_REPORTD")
 DAEMONS = {os.path.basename(p): p
@@ -37,10 +42,8 @@ SERIES = os.path.join(SRCDIR, "data", "fairness-series.csv")
 
 
 def free_udp_port():
-    """A port nobody holds now (wlanfair-apd binds one)."""
-    with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
-        s.bind(("::", 0))
-        return s.getsockname()[1]
+    """A port nobody holds now (wlanfair-apd binds one, both families)."""
+    return wftest.free_port("::")
 
 
 def run(argv, timeout=15):
@@ -329,4 +332,4 @@ class Apd(Files):
         self.assertEqual(sorted(os.listdir(self.dir)), ["apd.conf"])
 
 if __name__ == "__main__":
-    sys.exit(unittest.main(verbosity=2, exit=False).result.wasSuccessful() is False)
+    wftest.main()

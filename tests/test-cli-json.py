@@ -24,6 +24,12 @@ import tempfile
 import time
 import unittest
 
+# The shared helpers (testlib/wftest.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                                "testlib"))
+import wftest  # noqa: E402
+from wftest import free_port, report, wifi_body  # noqa: E402
+
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 SRCDIR = os.environ.get("G_TEST_SRCDIR", os.path.dirname(os.path.abspath(__file__)))
 # wlanfairctl logs nothing through GLib: any GLib warning or critical that
@@ -186,24 +192,6 @@ class StatusJson(unittest.TestCase):
         self.assertEqual(o["source"], "direct")
 
 
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def report(host, seq, goodput):
-    r = {"wlanfair_report": 1, "host": host, "seq": seq, "time_us": int(time.time() * 1e6),
-         "boot": "a1b2c3d4e5f60718", "interval_s": 1.0,
-         "interfaces": [{"name": "wlan0", "ifindex": 3, "wifi": True, "up": True,
-                         "rx_bps": goodput, "tx_bps": 0.0,
-                         "goodput_rx_bps": goodput, "goodput_tx_bps": 0.0}],
-         "flows_total": 1}
-    return json.dumps(r, separators=(",", ":")).encode()
-
-
 class ListenJson(unittest.TestCase):
     def listen(self, goodputs, duration=15):
         """Lines of `listen --json` with one report per host carrying GOODPUTS."""
@@ -219,7 +207,7 @@ class ListenJson(unittest.TestCase):
                 seq = 1
                 while p.poll() is None and time.monotonic() < deadline:
                     for i, g in enumerate(goodputs):
-                        c.sendto(report("%032x" % (i + 1), seq, g), ("127.0.0.1", port))
+                        c.sendto(report("%032x" % (i + 1), seq, body=wifi_body(g)), ("127.0.0.1", port))
                     seq += 1
                     time.sleep(0.1)
                 c.close()
@@ -260,5 +248,4 @@ class ListenJson(unittest.TestCase):
         self.assertEqual(events[-1]["counters"]["accepted"], 0)
 
 if __name__ == "__main__":
-    result = unittest.main(exit=False, verbosity=2).result
-    sys.exit(0 if result.wasSuccessful() else 1)
+    wftest.main()

@@ -29,6 +29,11 @@ import tempfile
 import time
 import unittest
 
+# The shared helpers (testlib/wftest.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                                "testlib"))
+import wftest  # noqa: E402
+
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 DAEMONS = {os.path.basename(p): p
            for p in os.environ.get("WLANFAIR_DAEMONS", "").split(":") if p}
@@ -273,4 +278,4 @@ class Limits(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    wftest.main()

@@ -11,26 +11,19 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
 
-# The programs these tests start run with GLib criticals fatal, as
-# meson's test_env sets, also when a test is run by hand: a GLib-CRITICAL
-# reached from any input fails the test. Not fatal-warnings: the daemons
-# log operational problems (a station gone, a textfile not written) with
-# g_warning().
-_g_debug = [f for f in os.environ.get("G_DEBUG", "").split(",") if f]
-if "fatal-criticals" not in _g_debug:
-    os.environ["G_DEBUG"] = ",".join(_g_debug + ["fatal-criticals"])
+# The shared helpers (testlib/wftest.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                                "testlib"))
+import wftest  # noqa: E402
 
 APD = os.environ.get("WLANFAIR_APD", "build/apd/wlanfair-apd")
 
 
 def free_udp_port():
-    """A port nobody holds now; the daemon binds it at once after."""
-    with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as s:
-        s.bind(("::", 0))
-        return s.getsockname()[1]
+    """A port nobody holds now; the daemon binds it (both families) at once after."""
+    return wftest.free_port("::")
 
 
 class ApdDaemonTest(unittest.TestCase):
@@ -70,15 +63,11 @@ class ApdDaemonTest(unittest.TestCase):
         return subprocess.run([APD, *args], capture_output=True, text=True, timeout=30)
 
     def wait_for(self, cond, what, timeout=10.0):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if cond():
-                return
+        def running():
             if self.proc and self.proc.poll() is not None:
                 self.fail("wlanfair-apd exited %d while waiting for %s: %s" %
                           (self.proc.returncode, what, self.proc.stderr.read()))
-            time.sleep(0.05)
-        self.fail("no %s within %.0f s" % (what, timeout))
+        wftest.wait_for(what, cond, timeout, check=running)
 
     def start(self, *extra):
         self.proc = subprocess.Popen(self.base("-o", "port=%d" % free_udp_port(), *extra),
@@ -345,4 +334,4 @@ class ApdDaemonTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    wftest.main()

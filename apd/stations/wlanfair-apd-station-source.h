@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where wlanfair-apd's view of the stations comes from: the AP
  * interface's nl80211 station table (a real access point), or the ports
- * of a bridge, one station per port (an emulated one: tests/testbed/).
+ * of a bridge, one station per port (an emulated one: testbed/).
  * Either gives one WfApdApEntry per station per dump, plus the
  * neighbour table for addresses. No privilege needed. */
 #pragma once

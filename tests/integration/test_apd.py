@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""wlanfair-apd in the emulated BSS of tests/testbed/ (root only).
+"""wlanfair-apd in the emulated BSS of testbed/ (root only).
 
 Each case builds its own testbed (namespaces <prefix>srv, ap, sta1..N with
 a prefix of its own), runs the built wlanfair-reportd in every station
@@ -15,7 +15,7 @@ Exits 77 (skip) without root, iperf3, or the built programs
     test_apd.py ApdTest.test_controlled_upload
 Figures (the Jain index and totals each case measured) are printed; the
 thresholds are explained at the top of the class and in
-tests/testbed/README.md.
+testbed/README.md.
 """
 import collections
 import json
@@ -32,23 +32,17 @@ import unittest
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.dont_write_bytecode = True          # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(HERE, "..", "testbed"))
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
+from wftest import jain  # noqa: E402
 import testbed  # noqa: E402
 from testbed_results import read_intervals, rebin  # noqa: E402
-
-# The programs these tests start run with GLib criticals fatal, as
-# meson's test_env sets, also when a test is run by hand: a GLib-CRITICAL
-# reached from any input fails the test. Not fatal-warnings: the daemons
-# log operational problems (a station gone, a textfile not written) with
-# g_warning().
-_g_debug = [f for f in os.environ.get("G_DEBUG", "").split(",") if f]
-if "fatal-criticals" not in _g_debug:
-    os.environ["G_DEBUG"] = ",".join(_g_debug + ["fatal-criticals"])
 
 APD = os.environ.get("WLANFAIR_APD", "")
 REPORTD = os.environ.get("WLANFAIR_REPORTD", "")
 SEND = os.environ.get("WF_REPORT_SEND", "")
-SKIP = 77
 KEY = b"apd-integration-key-0123456789abcdef"
 WRONG_KEY = b"not-the-apd-key-0123456789abcdef"
 REPORT_PORT = 7455
@@ -64,11 +58,6 @@ TARGET_JAIN = 0.97   # what the brief asks of the controlled cell
 TOTAL_OF_BOUND = 0.95
 PER_SECOND_JAIN = 0.90
 MAX_DECISION_LINES = 6   # per station over CONVERGE_S + CHECK_S rounds
-
-
-def jain(x):
-    s, q = sum(x), sum(v * v for v in x)
-    return s * s / (len(x) * q) if q > 0 else 1.0
 
 
 class ApdTest(unittest.TestCase):
@@ -654,11 +643,4 @@ class ApdTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: test_apd.py ApdTest.test_<case>")
-    suite = unittest.defaultTestLoader.loadTestsFromNames(sys.argv[1:],
-                                                         sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    if result.skipped and result.testsRun == len(result.skipped):
-        sys.exit(SKIP)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    wftest.main()

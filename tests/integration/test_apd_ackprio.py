@@ -41,11 +41,13 @@ import unittest
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.dont_write_bytecode = True
-sys.path.insert(0, HERE)
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
 from wftest import run  # noqa: E402
 
 APD = os.environ.get("WLANFAIR_APD", "")
-SKIP = 77
 PORT = 5399
 AP4, STA4 = "10.77.0.1", "10.77.0.2"
 AP6, STA6 = "fd77::1", "fd77::2"
@@ -314,12 +316,11 @@ class ApdAckPrioTest(Bed):
         self.assertFalse(self.has_clsact())
 
     def test_testbed_voice_leaf(self):
-        """In the emulated BSS (tests/testbed, wlanfair-testbed --ap-exec)
+        """In the emulated BSS (testbed, wlanfair-testbed --ap-exec)
         the AP's re-marked ACKs take its voice leaf: one upload and one
         download for 4 s; the upload's ACKs leave as voice, the download's
         data as best effort, the download station's own ACKs unmarked."""
-        sys.path.insert(0, os.path.join(HERE, "..", "testbed"))
-        import testbed
+        import testbed  # testbed/, on the path through wftest
         if not shutil.which("iperf3"):
             self.skipTest("needs iperf3")
         d = self.dir
@@ -471,6 +472,14 @@ class ApdDownloadDemandTest(Bed):
         self.assertFalse(os.path.exists(self.state))
 
 
+def requires(names):
+    if os.geteuid() != 0:
+        return "needs root"
+    if not APD or not os.access(APD, os.X_OK):
+        return "$WLANFAIR_APD is not the built wlanfair-apd"
+    return None
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "--serve":
         serve(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
@@ -478,10 +487,4 @@ if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "--probe":
         probe(sys.argv[2], sys.argv[3])
         sys.exit(0)
-    if os.geteuid() != 0:
-        print("SKIP: needs root")
-        sys.exit(SKIP)
-    if not APD or not os.access(APD, os.X_OK):
-        print("SKIP: $WLANFAIR_APD is not the built wlanfair-apd")
-        sys.exit(SKIP)
-    unittest.main()
+    wftest.main(requires)

@@ -30,7 +30,10 @@ import unittest
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.dont_write_bytecode = True
-sys.path.insert(0, HERE)
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
 from wftest import run  # noqa: E402
 
 APD = os.environ.get("WLANFAIR_APD", "")
@@ -365,11 +368,4 @@ class ApdBridgedTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: test_apd_bridged.py ApdBridgedTest.test_<case>")
-    suite = unittest.defaultTestLoader.loadTestsFromNames(sys.argv[1:],
-                                                         sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    if result.skipped and result.testsRun == len(result.skipped):
-        sys.exit(77)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    wftest.main()

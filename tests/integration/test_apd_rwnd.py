@@ -17,13 +17,15 @@ import tempfile
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
 from wftest import Actuate, run  # noqa: E402
 
 ACT = os.environ.get("WF_ACTUATE", "wf-actuate")
 DELAY = os.environ.get("WF_DELAY", "wf-delay")
 APD = os.environ.get("WLANFAIR_APD", "wlanfair-apd")
-SKIP = 77
 ONE_WAY_MS = 25
 WIRE_BPS = 40e6
 CLAMP_BPS = 8e6
@@ -394,12 +396,12 @@ class ApdRwndTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.state))
 
 
-if __name__ == "__main__":
+def requires(names):
     if os.geteuid() != 0:
-        print("SKIP: needs root")
-        sys.exit(SKIP)
-    for tool in ("iperf3", "ethtool"):
-        if run("sh", "-c", "command -v " + tool, check=False).returncode != 0:
-            print("SKIP: needs " + tool)
-            sys.exit(SKIP)
-    unittest.main()
+        return "needs root"
+    missing = [t for t in ("iperf3", "ethtool") if shutil.which(t) is None]
+    return "needs " + ", ".join(missing) if missing else None
+
+
+if __name__ == "__main__":
+    wftest.main(requires)

@@ -19,12 +19,14 @@ import tempfile
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wftest import Actuate, run  # noqa: E402
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
+from wftest import Actuate, jain, run  # noqa: E402
 
 ACT = os.environ.get("WF_ACTUATE", "wf-actuate")
 DELAY = os.environ.get("WF_DELAY", "wf-delay")
-SKIP = 77
 BOTTLENECK_BPS = 19e6
 CAPACITY_BPS = 18e6
 ONE_WAY_MS = (14, 24, 49)   # + 1 ms each way at the bottleneck: 30, 50, 100 ms
@@ -107,10 +109,6 @@ def rate(result, t0, t1):
     ivs = [i["sum"] for i in result["intervals"]
            if i["sum"]["start"] >= t0 - 0.05 and i["sum"]["end"] <= t1 + 0.05]
     return sum(i["bytes"] * 8 for i in ivs) / sum(i["seconds"] for i in ivs)
-
-
-def jain(xs):
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
 
 class ApdRwndRttTest(unittest.TestCase):
@@ -199,12 +197,12 @@ class ApdRwndRttTest(unittest.TestCase):
         self.assertGreaterEqual(sum(fair), 0.9 * sum(free))
 
 
-if __name__ == "__main__":
+def requires(names):
     if os.geteuid() != 0:
-        print("SKIP: needs root")
-        sys.exit(SKIP)
-    for tool in ("iperf3", "ethtool"):
-        if shutil.which(tool) is None:
-            print("SKIP: needs " + tool)
-            sys.exit(SKIP)
-    unittest.main()
+        return "needs root"
+    missing = [t for t in ("iperf3", "ethtool") if shutil.which(t) is None]
+    return "needs " + ", ".join(missing) if missing else None
+
+
+if __name__ == "__main__":
+    wftest.main(requires)

@@ -14,10 +14,13 @@ import tempfile
 import time
 import unittest
 
-from wftest import Actuate, run
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
+from wftest import Actuate, run  # noqa: E402
 
 ACT = os.environ.get("WF_ACTUATE", "wf-actuate")
-SKIP = 77
 REFUSED = ("{dev} has an htb root qdisc 1: with classes set by someone else; "
            "wlanfair-apd will not replace it")
 
@@ -444,19 +447,5 @@ class ApdTcTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.state))
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    if os.geteuid() != 0:
-        print("SKIP: needs root")
-        return SKIP
-    suite = unittest.defaultTestLoader.loadTestsFromName(sys.argv[1], sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    if result.wasSuccessful() and result.skipped and result.testsRun == len(result.skipped):
-        return SKIP
-    return 0 if result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    wftest.main(wftest.need_root)

@@ -19,12 +19,15 @@ import threading
 import time
 import unittest
 
-from wftest import run
+# The shared helpers (testlib/wftest.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
+from wftest import free_port, jain, run, tradeoff  # noqa: E402
 
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 SEND = os.environ.get("WF_REPORT_SEND", "wf-report-send")
 PORT = 7455
-SKIP = 77
 KEY = b"integration-test-key-0123456789abcdef"
 
 
@@ -87,17 +90,19 @@ class Listener:
             self.cond.notify_all()
 
     def wait_for(self, pred, timeout):
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                for e in self.events:
-                    if pred(e):
-                        return e
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None and not self.thread.is_alive():
-                    raise AssertionError("no matching event; got %r; stderr %s" % (
-                        self.events[-5:], self.proc.stderr.read() if self.proc.poll() is not None else ""))
-                self.cond.wait(min(left, 0.2))
+        """The first event pred() accepts; an AssertionError once listen
+        has ended without one."""
+        def match():
+            with self.cond:
+                return next((e for e in self.events if pred(e)), None)
+
+        def ended():
+            if self.proc.poll() is not None and not self.thread.is_alive() and match() is None:
+                raise AssertionError("listen ended without a matching event; got %r; stderr %s"
+                                     % (self.events[-5:], self.proc.stderr.read()))
+
+        return wftest.wait_for("a matching event", match, timeout, check=ended,
+                               detail=lambda: "; got %r" % (self.events[-5:],))
 
     def count(self, event):
         with self.cond:
@@ -156,28 +161,15 @@ def body(goodput_rx, goodput_tx=0.0, signal=-50, mcs=7):
         "flows_total": 1}
 
 
-def python_report(host, seq, boot="a1b2c3d4e5f60718", time_us=None, goodput=1e6, **kw):
-    r = {"wlanfair_report": 1, "host": host, "seq": seq,
-         "time_us": time_us if time_us is not None else int(time.time() * 1e6),
-         "boot": boot, "interval_s": 1.0}
-    r.update(body(goodput))
-    r.update(kw)
-    return json.dumps(r, separators=(",", ":")).encode()
+def python_report(host, seq, goodput=1e6, **kw):
+    """A report built in Python (the attacker's), with body()'s Wi-Fi
+    interface and an Ethernet one."""
+    return wftest.report(host, seq, body=body(goodput), **kw)
 
 
 def sign(u, key=KEY):
     mac = hmac.new(key, u, hashlib.sha256).hexdigest()
     return u[:-1] + b',"mac":"' + mac.encode() + b'"}'
-
-
-def jain(x):
-    return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
-
-
-def tradeoff(x, c, alpha=1.0):
-    y = [v / c for v in x]
-    s, q = sum(y), sum(v * v for v in y)
-    return min(s, 1.0) ** alpha / (len(y) * q - 2 * s + 2)
 
 
 HOST_A = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -422,14 +414,6 @@ class ListenTest(unittest.TestCase):
             self.assertGreater(len(printed), 0, reason)
 
 
-def free_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]  # free now; released for listen
-    s.close()
-    return port
-
-
 # Between free_port() and listen's bind another process (a parallel test,
 # any UDP socket the kernel gives an ephemeral port) may take the port:
 # then listen fails with this, and the case tries another port.
@@ -500,22 +484,16 @@ class ListenUsageTest(unittest.TestCase):
         self.assertIn("accepted 1", out)
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    if sys.argv[1].startswith("ListenTest.") and os.geteuid() != 0:
-        print("SKIP: needs root")
-        return SKIP
-    if sys.argv[1].startswith("ListenTest.") and shutil.which("ip") is None:
-        print("SKIP: needs iproute2")
-        return SKIP
-    suite = unittest.defaultTestLoader.loadTestsFromName(sys.argv[1], sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    if result.wasSuccessful() and result.skipped and result.testsRun == len(result.skipped):
-        return SKIP
-    return 0 if result.wasSuccessful() else 1
+def requires(names):
+    """ListenTest's cases (and the whole file) need root and iproute2."""
+    if names and all(n.startswith("ListenUsageTest") for n in names):
+        return None
+    if os.geteuid() != 0:
+        return "needs root"
+    if shutil.which("ip") is None:
+        return "needs iproute2"
+    return None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    wftest.main(requires)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reports are control traffic (wlanfair-reportd's dscp=, docs/reporter.md):
 a station whose uplink is saturated still delivers them on time when they
-are marked. The emulated BSS of tests/testbed/ (an HTB medium with a voice
+are marked. The emulated BSS of testbed/ (an HTB medium with a voice
 and a best-effort class per contender): the built wlanfair-reportd on a far
 station reports every 0.5 s to a receiver on the AP, which stamps arrivals,
 while the station's uplink is saturated through the medium. Root only; exits
@@ -19,13 +19,14 @@ import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.realpath(__file__))
 sys.dont_write_bytecode = True          # no __pycache__ in the source tree
-sys.path.insert(0, os.path.join(HERE, "..", "testbed"))
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
 import testbed  # noqa: E402
 
 REPORTD = os.environ.get("WLANFAIR_REPORTD", "wlanfair-reportd")
-SKIP = 77
 INTERVAL = 0.5
 RUN_S = 6.0          # reports counted per phase
 WARMUP_S = 1.5       # the uplink saturated before the reporter starts
@@ -236,11 +237,4 @@ class ReportPriorityTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: test_report_priority.py ReportPriorityTest.test_<case>")
-    suite = unittest.defaultTestLoader.loadTestsFromNames(sys.argv[1:],
-                                                         sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    if result.skipped and result.testsRun == len(result.skipped):
-        sys.exit(SKIP)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    wftest.main()

@@ -16,11 +16,14 @@ import tempfile
 import time
 import unittest
 
-from wftest import VethNet, run
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
+from wftest import VethNet, run  # noqa: E402
 
 REPORTD = os.environ.get("WLANFAIR_REPORTD", "wlanfair-reportd")
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
-SKIP = 77
 RATE_MBIT = 20
 
 
@@ -171,14 +174,8 @@ class ReportdTest(unittest.TestCase):
         return json.loads(data)
 
     def wait_for(self, pred, what, timeout=10):
-        deadline = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < deadline:
-            last = self.report()
-            if pred(last):
-                return last
-            time.sleep(0.1)
-        self.fail("%s: not within %d s; last report %s" % (what, timeout, json.dumps(last)[:2000]))
+        """The first local report that pred() accepts."""
+        return wftest.wait_for(what, self.report, timeout, interval=0.1, until=pred)
 
     def wait_listening(self, ns, addr, port, timeout=10):
         """Until a TCP socket listens on ADDR:PORT in namespace NS (a server
@@ -958,11 +955,4 @@ class ReportdTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: test_reportd.py ReportdTest.test_<case>")
-    suite = unittest.defaultTestLoader.loadTestsFromNames(sys.argv[1:],
-                                                         sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    if result.skipped and result.testsRun == len(result.skipped):
-        sys.exit(SKIP)
-    sys.exit(0 if result.wasSuccessful() else 1)
+    wftest.main()

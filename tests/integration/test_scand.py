@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """wlanfair-scand and wlanfairctl scan against a private system bus with
 python-dbusmock's NetworkManager and a wpa_supplicant mock
-(scand/wpas_mock.py), traffic on a veth in a network namespace
-(scand/scandlab.py). The Scand* cases need root (namespaces) and exit 77
+(testlib/wpas_mock.py), traffic on a veth in a network namespace
+(testlib/scandlab.py). The Scand* cases need root (namespaces) and exit 77
 (skip) without it; the Cli* cases need only python3-dbusmock. Run one case
 per process:
     /usr/bin/python3 test_scand.py ScandTest.test_traffic_suppresses_idle_restores
@@ -16,9 +16,11 @@ import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "scand"))
+# The shared helpers and the scan guard's bed (testlib/: wftest, scandlab).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
 
-SKIP = 77
 try:
     import dbus
     import scandlab
@@ -799,9 +801,5 @@ class CliTest(Base):
 
 
 if __name__ == "__main__":
-    # One case per process; a skip is exit 77 for meson.
-    prog = unittest.main(exit=False, verbosity=2)
-    res = prog.result
-    if res.skipped and not res.failures and not res.errors and res.testsRun == len(res.skipped):
-        sys.exit(SKIP)
-    sys.exit(0 if res.wasSuccessful() else 1)
+    # One case per process (meson); a skip is exit 77.
+    wftest.main()

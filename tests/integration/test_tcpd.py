@@ -17,13 +17,16 @@ import threading
 import time
 import unittest
 
-from wftest import VethNet, run
+# The shared helpers (testlib/wftest.py; it puts testbed/ on the path too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
+import wftest  # noqa: E402
+from wftest import VethNet, run  # noqa: E402
 
 TCPD = os.environ.get("WLANFAIR_TCPD", "wlanfair-tcpd")
 CTL = os.environ.get("WLANFAIRCTL", "wlanfairctl")
 OURS = ("ackloss_reno", "ackloss_cubic")
 INFINITE_SSTHRESH = 0x7fffffff
-SKIP = 77
 
 
 def sysctl(name):
@@ -709,9 +712,7 @@ class TcpdTest(unittest.TestCase):
         # ACK: no connection may show one in two samples 0.1 s apart.
         if not shutil.which("iperf3"):
             self.skipTest("iperf3 is not installed")
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                        "..", "testbed"))
-        import testbed
+        import testbed  # testbed/, on the path through wftest
         p = self.tcpd("--scope", "wifi", "--interface", "none0", "--cc", "ackloss_reno")
         cfg = testbed.Config(up=0, down=10, duration=20, cc="ackloss_reno",
                              prefix="wfrun%d-" % os.getpid(), out_dir=self.tmp)
@@ -760,22 +761,13 @@ class TcpdTest(unittest.TestCase):
         self.assertEqual(runaway, [])
 
 
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
+def requires(names):
     if os.geteuid() != 0:
-        print("SKIP: needs root")
-        return SKIP
+        return "needs root"
     if run(TCPD, "--check", check=False).returncode != 0:
-        print("SKIP: the kernel cannot run BPF congestion controls")
-        return SKIP
-    suite = unittest.defaultTestLoader.loadTestsFromName(sys.argv[1], sys.modules[__name__])
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    if result.wasSuccessful() and result.skipped and result.testsRun == len(result.skipped):
-        return SKIP
-    return 0 if result.wasSuccessful() else 1
+        return "the kernel cannot run BPF congestion controls"
+    return None
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    wftest.main(requires)

@@ -236,7 +236,7 @@ fi
 # colons: uniform:4s:16s).
 onoff_profile() {
     local src=$LAB_SHARE/lab/profiles/onoff.profile
-    [ -r "$src" ] || { fail onoff-profile-present "no $src (wlanfair-lab copies tests/testbed/profiles)"; return 1; }
+    [ -r "$src" ] || { fail onoff-profile-present "no $src (wlanfair-lab copies testbed/profiles)"; return 1; }
     pass onoff-profile-present
     sed -e "s/^size *=.*/size = fixed ${SCAN_ONOFF_SIZE:-5M}/" \
         -e "s/^trials *=.*/trials = ${SCAN_ONOFF_TRIALS:-12}/" \

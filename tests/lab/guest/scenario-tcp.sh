@@ -9,7 +9,7 @@
 # while a loopback connection keeps the default; 'wlanfairctl tcp status
 # --json' shows the daemon running and ACKs counted by ackloss_cubic; an
 # 8-stream upload keeps no impossible window (skipped-callback repairs are
-# recorded as facts); trafgen (tests/testbed/trafgen.py) carries all of
+# recorded as facts); trafgen (testbed/trafgen.py) carries all of
 # 12 transfers both ways between the station and the AP; after
 # 'systemctl kill -s KILL' ExecStopPost leaves no ackloss CC registered
 # (checked after a 'systemctl stop' if systemd restarted it first), and

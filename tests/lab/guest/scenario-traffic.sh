@@ -28,7 +28,7 @@
 # on the same 2 cores (2026-11-26): 17.6 Mbit/s down, 47.5 up; so not
 # 12mbit (the downloads ran the guest at 80 % CPU), 8mbit.
 #
-# Phases (traffic from tests/testbed/trafgen.py and its profiles, master in
+# Phases (traffic from testbed/trafgen.py and its profiles, master in
 # tr-srv, client k in tr-stak; each phase once per CC of TRAFFIC_CCS, the
 # data senders' CC set by the master's --cc: the master sends downloads,
 # the stations send uploads):

@@ -59,24 +59,13 @@ sys.path.insert(0, HERE)
 import testbed  # noqa: E402
 from testbed_results import connect_delay, read_intervals, rebin  # noqa: E402
 from testbed_sockdiag import RecvSampler  # noqa: E402
+from wftest import jain, tradeoff  # noqa: E402  (on the path through testbed_results)
 
 REPORT_PORT = 7455
 DEFAULT_KEY = b"wlanfair-testbed-apd-key-0123456789abcdef"
 
 
 STARVED_SHARE = 0.05   # a station below 5 % of the equal share is starved
-
-def jain(xs: List[float]) -> float:
-    s, q = sum(xs), sum(x * x for x in xs)
-    return s * s / (len(xs) * q) if q > 0 else 1.0
-
-
-def tradeoff_formula(xs: List[float], capacity: float, alpha: float = 1.0) -> float:
-    """F(X, C, alpha) as src/metrics/wlanfair-fairness.c (over capacity allowed)."""
-    y = [x / capacity for x in xs]
-    s, q = sum(y), sum(v * v for v in y)
-    return min(s, 1.0) ** alpha / (len(y) * q - 2 * s + 2)
-
 
 def fairness_cli(ctl: Optional[str], xs: List[float], capacity: float) -> dict:
     """{"jain", "tradeoff"} of throughputs xs (bit/s) with capacity C, from
@@ -90,7 +79,7 @@ def fairness_cli(ctl: Optional[str], xs: List[float], capacity: float) -> dict:
         if r.returncode == 0:
             d = json.loads(r.stdout)
             return {"jain": d["jain"], "tradeoff": d["tradeoff"], "source": "wlanfairctl"}
-    return {"jain": jain(xs), "tradeoff": tradeoff_formula(xs, capacity), "source": "formula"}
+    return {"jain": jain(xs), "tradeoff": tradeoff(xs, capacity), "source": "formula"}
 
 
 @dataclass

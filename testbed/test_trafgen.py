@@ -17,6 +17,8 @@ import unittest
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True          # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "testlib"))  # wftest
+import wftest  # noqa: E402
 import trafgen  # noqa: E402
 
 TRAFGEN = os.path.join(HERE, "trafgen.py")
@@ -314,4 +316,4 @@ class TrafficLive(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    wftest.main()

@@ -23,10 +23,13 @@ import unittest
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True          # no __pycache__ in the source tree
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESULTS = os.path.join(TOP, "bench", "results")
-sys.path.insert(0, os.path.join(TOP, "bench"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+RESULTS = os.path.join(HERE, "results")
+sys.path.insert(0, HERE)                # wfplot: beside this test, in bench/
+sys.path.insert(0, os.path.join(TOP, "testlib"))
 import wfplot  # noqa: E402
+import wftest  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"
@@ -385,14 +388,13 @@ class BenchPlots(unittest.TestCase):
                 self.assertLess(max(scale) / min(scale), 1.001, name)
 
 
-def main():
+def requires(names):
     try:
         wfplot.pyplot()
     except wfplot.NoMatplotlib as e:
-        print(f"SKIP: python3-matplotlib is missing ({e})")
-        sys.exit(77)
-    unittest.main(verbosity=2)
+        return f"python3-matplotlib is missing ({e})"
+    return None
 
 
 if __name__ == "__main__":
-    main()
+    wftest.main(requires)

@@ -1,5 +1,5 @@
 """The scan guard's test bed, shared by tests/integration/test_scand.py and
-bench/scan-guard: a private system bus (python-dbusmock), NetworkManager
+the benchmarks (bench/scan-guard, idle, scan-onoff, metrics-series): a private system bus (python-dbusmock), NetworkManager
 (dbusmock's networkmanager template, plus Update2 on settings
 connections), wpa_supplicant (wpas_mock.py), and a veth pair in two
 network namespaces standing in for the Wi-Fi link: wlanfair-scand runs in
@@ -24,10 +24,9 @@ import dbusmock
 from dbusmock import DBusTestCase
 from dbusmock.templates.networkmanager import DeviceState
 
+from wftest import run, wait_for
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-# run() is shared with the other integration tests (tests/integration).
-sys.path.insert(0, os.path.dirname(HERE))
-from wftest import run  # noqa: E402
 WPAS_MOCK = os.path.join(HERE, "wpas_mock.py")
 PY = "/usr/bin/python3"  # the Debian interpreter: dbus, gi, dbusmock
 
@@ -403,18 +402,9 @@ class Lab:
 
     # ---- waiting ----
     def wait_for(self, what, fn, timeout=10, interval=0.05):
-        deadline = time.monotonic() + timeout
-        last = None
-        while time.monotonic() < deadline:
-            try:
-                last = fn()
-                if last:
-                    return last
-            except dbus.DBusException as e:
-                last = e
-            time.sleep(interval)
-        raise AssertionError("timed out after %g s waiting for %s (last: %r)\n--- daemon log ---\n%s"
-                             % (timeout, what, last, self.log()))
+        """wftest.wait_for with D-Bus errors as "not yet" and the daemon's log."""
+        return wait_for(what, fn, timeout, interval, ignore=(dbus.DBusException,),
+                        detail=lambda: "\n--- daemon log ---\n" + self.log())
 
     def close(self):
         for p in reversed(self.procs):

@@ -4,9 +4,17 @@ the JSON summary. Pure functions, no root needed (unit-testable)."""
 
 import json
 import math
+import os
 import re
+import sys
 import time
 from typing import List
+
+# Jain's index: the one copy the tests, benchmarks and testbed share
+# (testlib/wftest.py, as src/metrics computes it).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                                "testlib"))
+from wftest import jain  # noqa: E402,F401  (testbed_results.jain for its users)
 
 
 def read_intervals(path: str):
@@ -93,11 +101,6 @@ def parse_ss(text: str, ccs) -> List[dict]:
 
 
 # --- outputs -----------------------------------------------------------------
-
-def jain(xs: List[float]) -> float:
-    s, q = sum(xs), sum(x * x for x in xs)
-    return 1.0 if q == 0 else s * s / (len(xs) * q)
-
 
 def write_outputs(params: dict, results: dict, base: str) -> dict:
     """`base`.csv (the series for wlanfairctl fairness --series) and

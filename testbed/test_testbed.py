@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Unit tests of the testbed's pure parts (no root needed):
-    python3 tests/testbed/test_testbed.py
+    python3 testbed/test_testbed.py
 With WLANFAIR_TESTBED_LIVE=1 (as root, iperf3 installed) a short live run is
 added that also checks nothing is left behind."""
 
@@ -22,6 +22,8 @@ from fractions import Fraction
 HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True          # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "testlib"))  # wftest
+import wftest  # noqa: E402
 import testbed  # noqa: E402
 import testbed_bpf  # noqa: E402
 import testbed_results as tr  # noqa: E402
@@ -454,4 +456,4 @@ class DeepQueueLive(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    wftest.main()

@@ -1,0 +1,247 @@
+"""The Python that the tests, the benchmarks and the testbed share: one
+copy of each helper, so that their figures and rules cannot drift apart.
+
+    import wftest                  # after sys.path has testlib/ (the caller's TOP)
+    wftest.jain(xs), wftest.tradeoff(xs, capacity)    # as src/metrics computes them
+    wftest.SKIP                                       # meson's "skipped" exit status
+    wftest.wait_for(what, fn)                         # poll until true, or fail naming what
+    wftest.main()                                     # every test file's __main__
+    wftest.run(...), VethNet, Actuate                 # commands, namespaces, wf-actuate
+    wftest.free_port(), wftest.report(...)            # a free UDP port, a report datagram
+
+Importing it puts testbed/ (the emulated BSS) on sys.path too: `import
+testbed` works after it. Nothing in here may import tests/ or bench/.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+TESTBED = os.path.join(TOP, "testbed")
+if TESTBED not in sys.path:
+    sys.path.append(TESTBED)
+
+# meson's exit status for a skipped test.
+SKIP = 77
+
+
+# ---- fairness, as src/metrics/wlanfair-fairness.c ----
+
+def jain(xs):
+    """Jain's index of throughputs xs. All zero is 1.0 (equal shares of
+    nothing), as wf_fairness_jain(); no throughputs is an error."""
+    if not xs:
+        raise ValueError("jain: no throughputs")
+    s, q = sum(xs), sum(x * x for x in xs)
+    return 1.0 if q == 0 else s * s / (len(xs) * q)
+
+
+def tradeoff(xs, capacity, alpha=1.0):
+    """The trade-off index F(X, C, alpha) = min(S, 1)^alpha / (n Q - 2 S + 2)
+    in units of C (S, Q: sum and sum of squares of x / C); over capacity
+    allowed (wlanfairctl fairness --allow-over)."""
+    if not xs:
+        raise ValueError("tradeoff: no throughputs")
+    y = [x / capacity for x in xs]
+    s, q = sum(y), sum(v * v for v in y)
+    return min(s, 1.0) ** alpha / (len(y) * q - 2 * s + 2)
+
+
+# ---- waiting ----
+
+def wait_for(what, fn, timeout=10.0, interval=0.05, until=None, ignore=(), check=None,
+             detail=None):
+    """Call fn() every `interval` s until its value passes `until` (default:
+    is true) and return that value. After `timeout` s an AssertionError
+    names `what` and the last value. Exceptions in `ignore` count as "not
+    yet" (kept as the last value); check(), called between tries, raises to
+    stop early (a daemon that exited); detail() adds text to the failure (a
+    log). A loaded CI machine (ASan, two cores) is why nothing here is a
+    fixed sleep."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        try:
+            last = fn()
+            if until(last) if until is not None else last:
+                return last
+        except ignore as e:
+            last = e
+        if time.monotonic() >= deadline:
+            break
+        if check is not None:
+            check()
+        time.sleep(interval)
+    msg = "timed out after %g s waiting for %s (last: %.2000r)" % (timeout, what, last)
+    raise AssertionError(msg + (detail() if detail is not None else ""))
+
+
+# ---- the unittest main of every test file ----
+
+def fatal_criticals():
+    """The programs a test starts run with GLib criticals fatal, as meson's
+    test_env sets, also when a test is run by hand: a GLib-CRITICAL reached
+    from any input fails the test. Not fatal-warnings: the daemons log
+    operational problems (a station gone, a textfile not written) with
+    g_warning()."""
+    flags = [f for f in os.environ.get("G_DEBUG", "").split(",") if f]
+    if "fatal-criticals" not in flags:
+        os.environ["G_DEBUG"] = ",".join(flags + ["fatal-criticals"])
+
+
+def main(requires=None):
+    """Run the cases named on the command line (Class or Class.test_case;
+    every case of the file without names; --list prints their names and
+    runs none). Exit status for meson: 0, 1 when one failed, SKIP (77)
+    when requires(names) returns a reason (printed) or when every case run
+    was skipped."""
+    names = sys.argv[1:]
+    module = sys.modules["__main__"]
+    loader = unittest.defaultTestLoader
+    listing = names[:1] == ["--list"]
+    if listing:
+        names = names[1:]
+    suite = loader.loadTestsFromNames(names, module) if names else loader.loadTestsFromModule(module)
+    if listing:
+        for case in _cases(suite):
+            print(case.id().split(".", 1)[1])
+        sys.exit(0)
+    fatal_criticals()
+    reason = requires(names) if requires is not None else None
+    if reason:
+        print("SKIP: " + reason)
+        sys.exit(SKIP)
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
+    if result.wasSuccessful() and result.testsRun and len(result.skipped) == result.testsRun:
+        sys.exit(SKIP)
+    sys.exit(0 if result.wasSuccessful() else 1)
+
+
+def _cases(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from _cases(t)
+        else:
+            yield t
+
+
+def need_root(names=()):
+    """A requires= for main(): the reason to skip, or None."""
+    return None if os.geteuid() == 0 else "needs root"
+
+
+# ---- commands, namespaces, wf-actuate ----
+
+def run(*args, check=True, **kw):
+    """Run a command, output captured; an AssertionError naming it and its
+    stderr when it fails and check is set."""
+    r = subprocess.run(args, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise AssertionError("%s exited %d: %s" % (" ".join(args), r.returncode,
+                                                   (r.stderr or r.stdout).strip()))
+    return r
+
+
+class VethNet:
+    """A client ('station') and a server namespace joined by a veth pair,
+    named PREFIX<pid>-c / -s (devices PREFIX<pid>c / s), CADDR and SADDR
+    on a /24. Nothing outlives close(), even a half-built one."""
+
+    def __init__(self, prefix, caddr, saddr):
+        self.p = "%s%d" % (prefix, os.getpid())
+        self.client, self.server = self.p + "-c", self.p + "-s"
+        self.cdev, self.sdev = self.p + "c", self.p + "s"
+        self.caddr, self.saddr = caddr, saddr
+        try:
+            run("ip", "netns", "add", self.client)
+            run("ip", "netns", "add", self.server)
+            run("ip", "link", "add", self.cdev, "netns", self.client, "type", "veth",
+                "peer", "name", self.sdev, "netns", self.server)
+            for ns, dev, addr in ((self.client, self.cdev, self.caddr),
+                                  (self.server, self.sdev, self.saddr)):
+                run("ip", "-n", ns, "addr", "add", addr + "/24", "dev", dev)
+                run("ip", "-n", ns, "link", "set", dev, "up")
+                run("ip", "-n", ns, "link", "set", "lo", "up")
+        except BaseException:
+            self.close()
+            raise
+
+    def ns(self, ns, *args, **kw):
+        return run("ip", "netns", "exec", ns, *args, **kw)
+
+    def close(self):
+        for ns in (self.client, self.server):
+            run("ip", "netns", "del", ns, check=False)
+
+
+class Actuate:
+    """wf-actuate --stdin (tests/apd/wf-actuate.c) in namespace `netns`,
+    acting on `dev`: one command per call, its answer ("ok" or
+    "error: ...") returned. Its stderr goes to the file `log`. Extra
+    arguments (e.g. --rwnd-policy) go before --stdin."""
+
+    def __init__(self, act, netns, dev, state, log, actuator, *extra):
+        self.log = open(log, "a")
+        self.p = subprocess.Popen(
+            ["ip", "netns", "exec", netns, act, "--iface", dev, "--state", state,
+             "--actuator", actuator, *extra, "--stdin"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True)
+
+    def __call__(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+    def crash(self):
+        self.p.stdin.write("crash\n")
+        self.p.stdin.flush()
+        return self.p.wait(10)
+
+    def close(self):
+        """Its exit status: 0 after the end of its input (the sanitizers'
+        leak check runs then), 3 after a crash."""
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            try:
+                self.p.wait(20)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+        self.log.close()
+        return self.p.returncode
+
+
+# ---- reports and ports ----
+
+def free_port(host="127.0.0.1"):
+    """A UDP port nobody holds now on `host` ("::": both families). Another
+    process may take it before the caller binds it: callers that start a
+    listener retry on "Address already in use"."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_DGRAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def wifi_body(goodput_rx=1e6, goodput_tx=0.0):
+    """A report body (docs/report-protocol.md) with one Wi-Fi interface."""
+    return {"interfaces": [{"name": "wlan0", "ifindex": 3, "wifi": True, "up": True,
+                            "rx_bps": goodput_rx, "tx_bps": goodput_tx,
+                            "goodput_rx_bps": goodput_rx, "goodput_tx_bps": goodput_tx}],
+            "flows_total": 1}
+
+
+def report(host, seq, body=None, boot="a1b2c3d4e5f60718", time_us=None, **fields):
+    """An unsigned report datagram (compact JSON bytes) from `host` (32 hex
+    digits), number `seq`, sent now unless `time_us`; `body`: wifi_body()
+    by default; `fields` added or replaced (e.g. hostname=)."""
+    r = {"wlanfair_report": 1, "host": host, "seq": seq,
+         "time_us": time_us if time_us is not None else int(time.time() * 1e6),
+         "boot": boot, "interval_s": 1.0}
+    r.update(body if body is not None else wifi_body())
+    r.update(fields)
+    return json.dumps(r, separators=(",", ":")).encode()
