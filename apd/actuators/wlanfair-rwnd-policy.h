@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The rwnd actuator's policies (apd.conf rwnd-policy=): the arithmetic
  * that turns rates and RTTs into per-flow target windows, pure (no BPF,
- * no kernel), so that tests/test-rwnd-policy.c can check it by hand.
+ * no kernel), so that tests/apd/test-rwnd-policy.c can check it by hand.
  *
  *   station   the controller's per-station rate, split equally among the
  *             station's flows that move data: window = share x RTT_i

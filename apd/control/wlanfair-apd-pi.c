@@ -24,7 +24,7 @@
  * station becomes the slower one, the step takes its delay back instead
  * of moving all of it to the other station: moving all of it, as a
  * literal "delay on the faster host" does, flips the two stations every
- * period in a simulated cell (tests/test-apd-controller.c).
+ * period in a simulated cell (tests/apd/test-apd-controller.c).
  * The paper leaves F(0) open.  Taking the uncontrolled period's F makes
  * the first step's proportional term charge D(0)'s own gain against it
  * (the velocity form's kick on a step it did not make): in the lab, D(0)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which capabilities a configuration gives up
  * (wlanfair-apd-capabilities.h); the drop itself is run for real in
- * tests/test_apd_daemon.py (setpriv). */
+ * tests/apd/test_apd_daemon.py (setpriv). */
 #include "config.h"
 
 #include "wlanfair-apd-capabilities.h"

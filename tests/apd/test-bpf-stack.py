@@ -12,7 +12,7 @@ objects in a per-CPU map value instead, and every stack store is a whole
 8-byte slot (register spills, 8-byte keys). This test reads the compiled
 object's instructions: any narrower store at r10 fails it.
 
-    test-rwnd-bpf-stack.py LLVM_OBJDUMP wlanfair-rwnd.bpf.o
+    test-bpf-stack.py LLVM_OBJDUMP wlanfair-rwnd.bpf.o
 """
 import re
 import subprocess

@@ -2,7 +2,7 @@
 """wlanfair-apd as a program, without root or a network namespace: its
 command line and exit codes, --restore, and a run in observe and
 fail-open mode (status file, textfile, journal lines, clean stop). The
-AP side in a namespace with stations is tests/integration/test_apd.py."""
+AP side in a namespace with stations is test_apd.py beside it."""
 import json
 import os
 import shutil
@@ -14,8 +14,8 @@ import tempfile
 import unittest
 
 # The shared helpers (testlib/wftest.py).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
-                                "testlib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))), "testlib"))
 import wftest  # noqa: E402
 
 APD = os.environ.get("WLANFAIR_APD", "build/apd/wlanfair-apd")
