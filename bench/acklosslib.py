@@ -20,18 +20,16 @@ STARVED_SHARE = 0.05        # a flow below 5 % of the equal share is starved
 
 # The Python tests and benchmarks share (testlib/); it puts testbed/ on the path.
 sys.path.insert(0, os.path.join(TOP, "testlib"))
-import wftest  # noqa: E402,F401
+import wftest  # noqa: E402
 from wftest import jain  # noqa: E402
 
 
-def build():
-    """(wlanfairctl, wlanfair-tcpd) of a release build in build-bench/."""
-    if not os.path.exists(os.path.join(BUILD, "build.ninja")):
-        subprocess.run(["meson", "setup", BUILD, "--buildtype=release", "-Dtests=false"],
-                       check=True, stdout=subprocess.DEVNULL, cwd=TOP)
-    subprocess.run(["meson", "compile", "-C", BUILD], check=True, stdout=subprocess.DEVNULL)
-    return (os.path.join(BUILD, "src", "cli", "wlanfairctl"),
-            os.path.join(BUILD, "tcp", "wlanfair-tcpd"))
+def build(*extra):
+    """(wlanfairctl, wlanfair-tcpd) of a release build in build-bench/, with
+    the `extra` targets (path/name:type) too."""
+    b = wftest.bench_build(BUILD, [wftest.CTL_TARGET, wftest.TCPD_TARGET, *extra])
+    return (os.path.join(b, "src", "cli", "wlanfairctl"),
+            os.path.join(b, "tcp", "wlanfair-tcpd"))
 
 
 def start_tcpd(tcpd, state, *extra):

@@ -17,6 +17,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 
@@ -245,3 +246,70 @@ def report(host, seq, body=None, boot="a1b2c3d4e5f60718", time_us=None, **fields
     r.update(body if body is not None else wifi_body())
     r.update(fields)
     return json.dumps(r, separators=(",", ":")).encode()
+
+
+# ---- benchmarks: building, --smoke, where results go ----
+
+# A smoke run (bench/meson.build, suite bench-smoke): every benchmark once
+# in its smallest form, so that none rots unnoticed; its figures are not
+# judged and never replace bench/results/.
+SMOKE_HELP = ("run once in the smallest form (seconds; figures not judged, results to "
+              "$WLANFAIR_BENCH_RESULTS or a temporary directory, no picture)")
+
+
+def smoke(args, root=False, **smallest):
+    """After parse_args(): with --smoke (or WLANFAIR_BENCH_SMOKE=1), set each
+    of `smallest` on args, draw no picture and send the results elsewhere
+    (results_dir()); a smoke of a `root` benchmark run by another user is a
+    skip (exit SKIP), as the integration tests' are. Returns whether this
+    is a smoke run."""
+    on = getattr(args, "smoke", False) or os.environ.get("WLANFAIR_BENCH_SMOKE") == "1"
+    if on and root and os.geteuid() != 0:
+        print("SKIP: needs root")
+        sys.exit(SKIP)
+    if on:
+        args.smoke = True
+        for k, v in smallest.items():
+            setattr(args, k, v)
+        if hasattr(args, "no_plot"):
+            args.no_plot = True
+        os.environ["WLANFAIR_BENCH_SMOKE"] = "1"
+    return on
+
+
+def results_dir():
+    """bench/results/, or $WLANFAIR_BENCH_RESULTS; a smoke run without it
+    writes to a temporary directory: a smoke never replaces a result."""
+    d = os.environ.get("WLANFAIR_BENCH_RESULTS")
+    if not d and os.environ.get("WLANFAIR_BENCH_SMOKE") == "1":
+        d = os.environ["WLANFAIR_BENCH_RESULTS"] = tempfile.mkdtemp(prefix="wf-bench-smoke-")
+    d = d or os.path.join(TOP, "bench", "results")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def bench_build(builddir, targets, setup=("--buildtype=release", "-Dtests=false")):
+    """Build `targets` in builddir (set up first when it is not), each as
+    path/name:type: a bare name can be ambiguous (libwlanfair-reportd.a and
+    the executable wlanfair-reportd share one), and meson then refuses it.
+    With WLANFAIR_BENCH_BUILT=1 (the smoke tests: meson test built them,
+    and no second ninja may run in its build directory) every name is
+    only resolved (ninja -n), nothing built. Returns builddir."""
+    if os.environ.get("WLANFAIR_BENCH_BUILT") == "1":
+        builddir = os.environ.get("WLANFAIR_BENCH_BUILD", builddir)
+        run("meson", "compile", "-C", builddir, "--ninja-args=-n", *targets)
+        return builddir
+    if not os.path.exists(os.path.join(builddir, "build.ninja")):
+        subprocess.run(["meson", "setup", builddir, *setup], cwd=TOP, check=True,
+                       stdout=subprocess.DEVNULL)
+    subprocess.run(["meson", "compile", "-C", builddir, *targets], check=True,
+                   stdout=subprocess.DEVNULL)
+    return builddir
+
+
+# The programs the benchmarks build, by path and type (bench_build()).
+CTL_TARGET = "src/cli/wlanfairctl:executable"
+TCPD_TARGET = "tcp/wlanfair-tcpd:executable"
+REPORTD_TARGET = "src/reportd/wlanfair-reportd:executable"
+SCAND_TARGET = "nm-plugin/wlanfair-scand:executable"
+APD_TARGET = "apd/wlanfair-apd:executable"
