@@ -11,7 +11,7 @@ between them.
 reads BUILD_ROOT/meson-info/intro-tests.json (this configuration's tests)
 and the test files under SOURCE_ROOT (tests/, testbed/, testlib/, bench/).
 A file no meson test runs at all is reported, not failed: its feature may
-be off in this configuration (-Dtcp=disabled). Exit 1 when a case of a
+be off in this configuration (-Dbpf=disabled). Exit 1 when a case of a
 file that is run is not.
 """
 import glob
