@@ -21,7 +21,10 @@ import time
 sys.dont_write_bytecode = True
 # The bed, beside this file (it puts testlib/ on the path).
 from test_apd_ack_priority import AP4, APD, DOWN_BYTES, Bed, requires  # noqa: E402
+import test_apd_ack_priority  # noqa: E402
 import wftest  # noqa: E402
+
+BED_FILE = test_apd_ack_priority.__file__
 
 
 class ApdDownloadDemandTest(Bed):
@@ -47,7 +50,8 @@ class ApdDownloadDemandTest(Bed):
             # could drop between the port and the station.
             self.start_server(pace=250000)
         self.start_demand()
-        probe = subprocess.Popen(["ip", "netns", "exec", self.sta, sys.executable, __file__,
+        # The bed's file has the --probe mode (this one runs cases only).
+        probe = subprocess.Popen(["ip", "netns", "exec", self.sta, sys.executable, BED_FILE,
                                   "--probe", "wl0", AP4], stdout=subprocess.PIPE, text=True)
         seen, station = False, None
         deadline = time.monotonic() + 40
