@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "wlanfair-actuator.h"
-#include "wlanfair-cell-program.h"
 #include "wlanfair-error.h"
 #include "wlanfair-ifname.h"
 #include "wlanfair-keyfile.h"
@@ -438,13 +437,6 @@ wf_apd_config_check (WfApdConfig *c, GError **error)
   if (c->port_rates->len > 0 && c->source != WF_APD_SOURCE_BRIDGE_PORTS)
     return invalid (error, "port-rates applies to stations-from=bridge-ports only "
                     "(nl80211 gives a real AP's rates)");
-  /* A program this build lacks is never silently dropped. */
-  if (c->ack_priority && !wf_cell_program_find ("ack-priority"))
-    return invalid (error, "ack-priority=yes needs its BPF program, which this build lacks "
-                    "(no BPF toolchain at build time)");
-  if (c->download_demand == WF_APD_DEMAND_YES && !wf_cell_program_find ("download-demand"))
-    return invalid (error, "download-demand=yes needs its BPF program, which this build lacks "
-                    "(no BPF toolchain at build time)");
   /* rwnd's keys: never ignored. */
   if ((c->rwnd_policy != WF_RWND_POLICY_STATION || c->rwnd_capacity_bps > 0) &&
       !g_str_equal (c->actuator, "rwnd"))

@@ -362,7 +362,7 @@ main (int argc, char **argv)
       wf_apd_outputs_remove (&config);
       goto out;
     }
-  if (!wf_apd_config_check (&config, &error))
+  if (!wf_apd_config_check (&config, &error) || !wf_cell_program_check_config (&config, &error))
     {
       g_printerr ("wlanfair-apd: %s (see --help)\n", error->message);
       rc = EXIT_USAGE;

@@ -28,6 +28,18 @@ struct _WfCellPrograms {
   WfRatelimit *once;      /* after_dump failures, by name: once until it works */
 };
 
+static gboolean
+ack_priority_required (const WfApdConfig *c)
+{
+  return c->ack_priority;
+}
+
+static gboolean
+download_demand_required (const WfApdConfig *c)
+{
+  return c->download_demand == WF_APD_DEMAND_YES;
+}
+
 const WfCellProgramOps *const *
 wf_cell_program_list (void)
 {
@@ -41,6 +53,26 @@ wf_cell_program_find (const char *name)
     if (g_str_equal (programs[k]->name, name))
       return programs[k];
   return NULL;
+}
+
+gboolean
+wf_cell_program_check_config (const WfApdConfig *c, GError **error)
+{
+  /* By name: a program not built is not in the registry to ask. */
+  static const struct { const char *name; gboolean (*required) (const WfApdConfig *c); } keys[] = {
+    { "ack-priority", ack_priority_required },
+    { "download-demand", download_demand_required },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    if (keys[k].required (c) && !wf_cell_program_find (keys[k].name))
+      {
+        g_set_error (error, WF_ERROR, WF_ERROR_INVALID,
+                     "%s=yes needs its BPF program, which this build lacks "
+                     "(no BPF toolchain at build time)", keys[k].name);
+        return FALSE;
+      }
+  return TRUE;
 }
 
 gboolean

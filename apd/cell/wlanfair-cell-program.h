@@ -53,6 +53,11 @@ typedef struct {
 const WfCellProgramOps *const *wf_cell_program_list (void);
 const WfCellProgramOps *wf_cell_program_find (const char *name);
 
+/* apd.conf's keys that require a cell program this build lacks
+ * (-Dbpf=disabled) are refused, never dropped: after
+ * wf_apd_config_check(), with the same exit status. */
+gboolean wf_cell_program_check_config (const WfApdConfig *c, GError **error);
+
 /* Whether the configuration asks for any (the capabilities it keeps). */
 gboolean wf_cell_program_any_wanted (const WfApdConfig *c, gboolean may_act);
 

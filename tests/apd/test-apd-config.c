@@ -8,7 +8,6 @@
 
 #include "wlanfair-actuator.h"
 #include "wlanfair-apd-config.h"
-#include "wlanfair-cell-program.h"
 #include "wlanfair-error.h"
 
 static char *
@@ -73,19 +72,7 @@ test_file (void)
   wf_apd_config_init (&c);
   g_assert_true (wf_apd_config_load (&c, path, TRUE, &error));
   g_assert_no_error (error);
-  /* ack-priority=yes needs its program: refused where it is not built
-   * (-Dbpf=disabled), never dropped. */
-  if (!wf_cell_program_find ("ack-priority"))
-    {
-      g_assert_false (wf_apd_config_check (&c, &error));
-      g_assert_nonnull (strstr (error->message, "this build lacks"));
-      g_clear_error (&error);
-      g_assert_true (wf_apd_config_set (&c, "ack-priority", "no", &error));
-      g_assert_true (wf_apd_config_check (&c, &error));
-      g_assert_true (wf_apd_config_set (&c, "ack-priority", "yes", &error));
-    }
-  else
-    g_assert_true (wf_apd_config_check (&c, &error));
+  g_assert_true (wf_apd_config_check (&c, &error));
   g_assert_cmpstr (c.interface, ==, "wlan0");
   g_assert_cmpstr (c.controller, ==, "pi");
   g_assert_cmpint (c.control.knob, ==, WF_ACTUATOR_KNOB_DELAY);

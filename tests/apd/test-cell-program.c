@@ -5,6 +5,8 @@
  * cases). */
 #include "config.h"
 
+#include <string.h>
+
 #include "wlanfair-apd-config.h"
 #include "wlanfair-cell-program.h"
 
@@ -87,11 +89,46 @@ test_wanted (void)
   wf_apd_config_clear (&c);
 }
 
+/* A key that requires a program this build lacks is refused, never
+ * dropped; auto and no never need one. */
+static void
+test_check_config (void)
+{
+  static const char *const cases[][2] = {
+    { "ack-priority", "yes" }, { "ack-priority", "no" },
+    { "download-demand", "yes" }, { "download-demand", "auto" }, { "download-demand", "no" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      WfApdConfig c;
+      g_autoptr(GError) error = NULL;
+      gboolean needs = g_str_equal (cases[k][1], "yes");
+      gboolean built = wf_cell_program_find (cases[k][0]) != NULL;
+
+      wf_apd_config_init (&c);
+      g_assert_true (wf_apd_config_set (&c, cases[k][0], cases[k][1], &error));
+      if (needs && !built)
+        {
+          g_assert_false (wf_cell_program_check_config (&c, &error));
+          g_assert_nonnull (strstr (error->message, "this build lacks"));
+          g_assert_true (g_str_has_prefix (error->message, cases[k][0]));
+        }
+      else
+        {
+          g_assert_true (wf_cell_program_check_config (&c, &error));
+          g_assert_no_error (error);
+        }
+      wf_apd_config_clear (&c);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/apd/cell-program/registry", test_registry);
   g_test_add_func ("/apd/cell-program/wanted", test_wanted);
+  g_test_add_func ("/apd/cell-program/check-config", test_check_config);
   return g_test_run ();
 }

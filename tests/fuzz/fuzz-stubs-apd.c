@@ -6,7 +6,6 @@
 
 #include "wlanfair-actuator.h"
 #include "wlanfair-apd-receiver.h"
-#include "wlanfair-cell-program.h"
 
 static const WfActuatorOps rate = { .name = "rate", .knob = WF_ACTUATOR_KNOB_RATE };
 static const WfActuatorOps delay = { .name = "delay", .knob = WF_ACTUATOR_KNOB_DELAY };
@@ -27,21 +26,6 @@ wf_actuator_find (const char *name)
   for (guint k = 0; name && actuators[k]; k++)
     if (g_str_equal (actuators[k]->name, name))
       return actuators[k];
-  return NULL;
-}
-
-/* The cell programs by name (apd.conf refuses a key whose program is
- * not built). */
-static const WfCellProgramOps ack_priority = { .name = "ack-priority" };
-static const WfCellProgramOps download_demand = { .name = "download-demand" };
-static const WfCellProgramOps *const programs[] = { &ack_priority, &download_demand, NULL };
-
-const WfCellProgramOps *
-wf_cell_program_find (const char *name)
-{
-  for (guint k = 0; name && programs[k]; k++)
-    if (g_str_equal (programs[k]->name, name))
-      return programs[k];
   return NULL;
 }
 
