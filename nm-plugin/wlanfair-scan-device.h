@@ -2,8 +2,9 @@
 #pragma once
 
 /* Internal to wlanfair-scand: the per-interface device of the guard, shared
- * by wlanfair-scan-guard.c (events, decisions, publishing) and
- * wlanfair-scan-bgscan.c (saving, writing and restoring bgscan). */
+ * by wlanfair-scan-guard.c (events, decisions, publishing),
+ * wlanfair-scan-tick.c (the sampling tick) and wlanfair-scan-bgscan.c
+ * (saving, writing and restoring bgscan). */
 
 #include <gio/gio.h>
 
@@ -132,7 +133,16 @@ gboolean wf_scan_device_restore_entries   (GDBusConnection *bus,
                                            WfScanState     *state,
                                            const char      *wpas_owner);
 
-/* wlanfair-scan-guard.c */
+/* wlanfair-scan-guard.c. decide: `event`, called for an event (else
+ * from the tick); evaluate: decide for an event. */
+void     wf_scan_device_decide            (WfScanDevice *d,
+                                           gboolean      event);
+void     wf_scan_device_evaluate          (WfScanDevice *d);
+
+/* wlanfair-scan-tick.c: one sample of d's counters (and signal, when
+ * due); the tick's interval set again from every device's state. */
+void     wf_scan_device_sample            (WfScanDevice *d,
+                                           gint64        now);
 void     wf_scan_guard_reschedule         (WfScanGuard *guard);
 
 /* wlanfair-scan-textfile.c */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The scan guard proper: per wpa_supplicant interface a device with a
  * traffic detector and a policy; events from wpa_supplicant, NetworkManager,
- * nl80211 and a sampling timer re-evaluate it, and the result is applied
+ * nl80211 and the sampling tick (wlanfair-scan-tick.c) re-evaluate it,
+ * and the result is applied
  * to the live bgscan of the current network (saved to the state file
  * first) and published on D-Bus. */
 #include "config.h"
@@ -11,9 +12,7 @@
 
 #include "wlanfair-scan-device.h"
 
-static void evaluate (WfScanDevice *d);
 static void publish_rates (WfScanDevice *d, gint64 now);
-static void sample (WfScanDevice *d, gint64 now);
 
 /* Publishing. */
 
@@ -170,8 +169,8 @@ inputs (WfScanDevice *d)
  * changed: publish everything); from the sampling tick only a decision,
  * an action or the once-a-second rates are published, which keeps the
  * idle cost of the 4 Hz tick low. */
-static void
-decide (WfScanDevice *d, gboolean event)
+void
+wf_scan_device_decide (WfScanDevice *d, gboolean event)
 {
   WfScanInputs in = inputs (d);
   gboolean changed = wf_scan_policy_decide (&d->policy, &d->cfg, &in);
@@ -203,10 +202,10 @@ decide (WfScanDevice *d, gboolean event)
     wf_scan_guard_reschedule (d->guard);
 }
 
-static void
-evaluate (WfScanDevice *d)
+void
+wf_scan_device_evaluate (WfScanDevice *d)
 {
-  decide (d, TRUE);
+  wf_scan_device_decide (d, TRUE);
 }
 
 /* Profile overrides. */
@@ -354,7 +353,7 @@ on_nl80211 (const WfScanEvent *ev, gpointer user_data)
       wf_scan_policy_beacon_loss (&d->policy, ev->monotonic_us);
       break;
     }
-  evaluate (d);
+  wf_scan_device_evaluate (d);
 }
 
 /* wpa_supplicant events. */
@@ -414,8 +413,8 @@ on_iface_added (WfWpasIface *iface, gpointer user_data)
     g_warning ("%s: cannot export %s: %s", d->ifname, d->path, error->message);
   update_profile (d);
   wf_scan_device_follow_network (d);
-  sample (d, g_get_monotonic_time ());   /* carrier and signal before deciding */
-  evaluate (d);
+  wf_scan_device_sample (d, g_get_monotonic_time ());   /* carrier and signal before deciding */
+  wf_scan_device_evaluate (d);
 }
 
 static void
@@ -451,7 +450,7 @@ on_iface_changed (WfWpasIface *iface, WfWpasChange what, gpointer user_data)
     {
       g_info ("%s: wpa_supplicant state %s", d->ifname, wf_wpas_iface_state (iface));
       /* Carrier and counters are not sampled while nothing is connected. */
-      sample (d, g_get_monotonic_time ());
+      wf_scan_device_sample (d, g_get_monotonic_time ());
     }
   if (what & WF_WPAS_CHANGED_NETWORK)
     wf_scan_device_follow_network (d);
@@ -467,7 +466,7 @@ on_iface_changed (WfWpasIface *iface, WfWpasChange what, gpointer user_data)
       else
         scan_ended (d, FALSE, g_get_monotonic_time ());
     }
-  evaluate (d);
+  wf_scan_device_evaluate (d);
 }
 
 static void
@@ -481,7 +480,7 @@ on_network_added (WfWpasIface *iface, const char *path, gpointer user_data)
     {
       g_info ("%s: network %s re-added", d->ifname, path);
       wf_scan_device_read_network (d);
-      evaluate (d);
+      wf_scan_device_evaluate (d);
     }
 }
 
@@ -503,7 +502,7 @@ on_network_removed (WfWpasIface *iface, const char *path, gpointer user_data)
       g_clear_pointer (&d->bgscan, g_free);
       g_clear_pointer (&d->original, g_free);
     }
-  evaluate (d);
+  wf_scan_device_evaluate (d);
 }
 
 static void
@@ -521,169 +520,6 @@ on_wpas_vanished (WfWpas *wpas, gpointer user_data)
   g_message ("wpa_supplicant stopped: waiting for it to come back");
 }
 
-/* Sampling. */
-
-static void
-poll_signal (WfScanDevice *d, gint64 now)
-{
-  g_autoptr(GError) error = NULL;
-  int dbm;
-
-  gint64 interval = (gint64) d->guard->global.signal_interval_ms * 1000;
-
-  if (now < d->next_signal_us)
-    return;
-  /* The signal only matters (roam floor) while suppression is wanted:
-   * otherwise poll ten times less often, for the status only. */
-  if (!(d->traffic.active || d->policy.suppress
-        || wf_scan_service_n_holds (d->guard->service) > 0))
-    interval *= 10;
-  d->next_signal_us = now + interval;
-  if (!wf_scan_device_connected (d))
-    {
-      d->signal_dbm = 0;
-      return;
-    }
-  if (wf_wpas_signal (d->iface, &dbm, &error))
-    d->signal_dbm = dbm;
-  else
-    {
-      if (d->signal_dbm != 0)
-        g_info ("%s: signal unknown: %s", d->ifname, error->message);
-      d->signal_dbm = 0;
-    }
-}
-
-/* wpa_supplicant says connected but no current network is known: a change
- * notification went missing (seen in the lab on an interface that
- * NetworkManager re-created when it restarted). Ask directly, at most
- * every 2 s, rather than wait for a notification that may never come. */
-static void
-recheck_network (WfScanDevice *d, gint64 now)
-{
-  WfWpasChange what;
-
-  if (d->network || !g_str_equal (wf_wpas_iface_state (d->iface), "completed")
-      || now < d->next_network_check_us)
-    return;
-  d->next_network_check_us = now + 2 * G_USEC_PER_SEC;
-  what = wf_wpas_iface_reload (d->iface);
-  if (what & WF_WPAS_CHANGED_NETWORK)
-    {
-      g_message ("%s: wpa_supplicant is connected and no change of its current network was "
-                 "announced: read it directly", d->ifname);
-      wf_scan_device_follow_network (d);
-      evaluate (d);
-    }
-}
-
-/* One sample of the device's counters (and signal, when due). */
-static void
-sample (WfScanDevice *d, gint64 now)
-{
-  g_autoptr(GError) error = NULL;
-  WfLinkStats stats;
-  const WfLinkStats *st = NULL;
-
-  if (wf_scan_link_read (d->guard->link, d->ifname, &stats, &error))
-    st = &stats;
-  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    g_warning ("link counters: %s", error->message);
-  if (d->carrier != (st && st->up))
-    g_info ("%s: carrier %s", d->ifname, st && st->up ? "on" : st ? "off" : "(no such interface)");
-  d->carrier = st && st->up;
-  if (st && wf_traffic_detector_feed (&d->traffic, &d->cfg, now, st->tx_packets,
-                                      st->rx_packets, st->tx_bytes, st->rx_bytes))
-    {
-      if (d->traffic.active)
-        {
-          g_info ("%s: traffic detected: %.1f packets/s over %g s", d->ifname,
-                  d->traffic.tx_pps + d->traffic.rx_pps, d->cfg.start_window_s);
-          d->next_signal_us = 0;   /* the roam floor needs a fresh signal */
-        }
-      else
-        g_info ("%s: traffic ended: under %g packets/s for %g s", d->ifname,
-                d->cfg.idle_pps, d->cfg.idle_holdoff_s);
-    }
-  poll_signal (d, now);
-}
-
-/* How often the tick must run, 0 for not at all. A battery pays for every
- * wakeup: no tick while no device is connected (wpa_supplicant's and
- * NetworkManager's signals say when one is), half the rate while a
- * connected link is idle; the full rate once traffic may be starting,
- * while suppressing or holding, and while a write is to be retried. An
- * idle start is noticed one slow interval late at most, then confirmed
- * over full-rate intervals (the detector wants as many as sample-interval
- * puts in a window), so the reaction stays under a second. */
-static guint
-tick_wanted_ms (WfScanGuard *g)
-{
-  GHashTableIter it;
-  gpointer v;
-  guint fast = g->global.sample_interval_ms, wanted = 0;
-
-  g_hash_table_iter_init (&it, g->devices);
-  while (g_hash_table_iter_next (&it, NULL, &v))
-    {
-      WfScanDevice *d = v;
-      gboolean busy = d->suppressing || d->error || d->policy.suppress || d->traffic.active
-        || d->traffic.rising || wf_scan_service_n_holds (g->service) > 0;
-
-      if (busy)
-        return fast;
-      if (wf_scan_device_connected (d))
-        wanted = 2 * fast;
-    }
-  return wanted;
-}
-
-static gboolean on_tick (gpointer user_data);
-
-void
-wf_scan_guard_reschedule (WfScanGuard *g)
-{
-  guint ms = tick_wanted_ms (g);
-
-  /* A change while the tick did not run (a scan counted, a device gone)
-   * is written now. */
-  if (!g->tick)
-    wf_scan_guard_textfile_update (g, g_get_monotonic_time ());
-  if (ms == g->tick_ms)
-    return;
-  if (g->tick)
-    g_source_remove (g->tick);
-  if ((ms == 0) != (g->tick_ms == 0))
-    g_info (ms ? "sampling every %u ms" : "no device connected: sampling stopped", ms);
-  g->tick = ms ? g_timeout_add (ms, on_tick, g) : 0;
-  g->tick_ms = ms;
-}
-
-static gboolean
-on_tick (gpointer user_data)
-{
-  WfScanGuard *g = user_data;
-  GHashTableIter it;
-  gpointer v;
-  gint64 now = g_get_monotonic_time ();
-
-  g_hash_table_iter_init (&it, g->devices);
-  while (g_hash_table_iter_next (&it, NULL, &v))
-    {
-      recheck_network (v, now);
-      sample (v, now);
-      decide (v, FALSE);
-    }
-  wf_scan_guard_textfile_update (g, now);
-  if (tick_wanted_ms (g) == g->tick_ms)
-    return G_SOURCE_CONTINUE;
-  /* This source ends here; reschedule adds the next one. */
-  g->tick = 0;
-  g->tick_ms = 0;
-  wf_scan_guard_reschedule (g);
-  return G_SOURCE_REMOVE;
-}
-
 static void
 on_holds_changed (guint n_holds, gpointer user_data)
 {
@@ -694,7 +530,7 @@ on_holds_changed (guint n_holds, gpointer user_data)
   g->textfile_dirty = TRUE;   /* wlanfair_scan_guard_dbus_holds */
   g_hash_table_iter_init (&it, g->devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
-    evaluate (v);
+    wf_scan_device_evaluate (v);
   wf_scan_guard_reschedule (g);   /* with no device, nothing else writes it */
 }
 
@@ -709,7 +545,7 @@ on_nm_changed (gpointer user_data)
   while (g_hash_table_iter_next (&it, NULL, &v))
     {
       update_profile (v);
-      evaluate (v);
+      wf_scan_device_evaluate (v);
     }
 }
 
