@@ -3,7 +3,9 @@ JSON (bench/results/*.json), so that any picture can be redrawn from a
 committed JSON file without running anything again: `bench/plot FILE.json`.
 
 One function per picture kind; PICTURES maps a benchmark's name to its
-pictures as (suffix, function): RESULT.json gives RESULT<suffix>.svg.
+pictures as (suffix, function): RESULT.json gives RESULT<suffix>.svg. Over
+800 lines as one file: many short functions that share the style helpers
+and the PICTURES table, which a split by kind would scatter.
 matplotlib (Debian: python3-matplotlib) with the Agg backend, SVG with a
 fixed hash salt and no date, text kept as text: drawing the same JSON
 twice gives the same bytes. Every series, bar and shaded interval carries

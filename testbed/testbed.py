@@ -1,5 +1,9 @@
 """Emulated 802.11 BSS for wlanfair experiments (Linux network namespaces).
 
+Long (over 1000 lines) on purpose: the model below, its set-up, its runs and
+its teardown share one Testbed's state and are read together; traffic, BPF,
+the AP's programs, results and sock_diag are the testbed_*.py beside it.
+
 The model
 ---------
 A wired server, an access point (AP) and N stations, each in a namespace:

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wlanfairctl as a user runs it: the built binary, its exit status,
- * stdout and stderr. */
+ * stdout and stderr. One binary for every subcommand (long: each
+ * subcommand's options and errors are cases; tests/test-cli-*.py hold the
+ * JSON, conventions, limits and files). */
 #include <errno.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>

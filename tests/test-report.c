@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The report protocol: sealing, parsing and validation, HMAC, replay. */
+/* The report protocol: sealing, parsing and validation, HMAC, replay.
+ * One binary for the module (long: every field's bound is a case). */
 #include <errno.h>
 #include <math.h>
 #include <glib/gstdio.h>

@@ -2,7 +2,8 @@
 """wlanfair-reportd on the real kernel, in network namespaces: a veth pair
 stands in for the Wi-Fi interface (nl80211 is unit-tested on recorded
 attribute sets). Needs root for the namespaces and exits 77 (skip) without
-it or without iperf3/tc. One case per process:
+it or without iperf3/tc. One file for the daemon (long: each case is its
+own meson test, read from here by tests/list_cases.py). One case per process:
     test_reportd.py ReportdTest.test_iperf_accuracy
 """
 import json

@@ -3,7 +3,8 @@
 python-dbusmock's NetworkManager and a wpa_supplicant mock
 (testlib/wpas_mock.py), traffic on a veth in a network namespace
 (testlib/scandlab.py). The Scand* cases need root (namespaces) and exit 77
-(skip) without it; the Cli* cases need only python3-dbusmock. Run one case
+(skip) without it; the Cli* cases need only python3-dbusmock. One file for
+the daemon (long: each case is its own meson test). Run one case
 per process:
     /usr/bin/python3 test_scand.py ScandTest.test_traffic_suppresses_idle_restores
 """
