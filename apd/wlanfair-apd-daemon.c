@@ -582,7 +582,6 @@ wf_apd_daemon_run (WfApdDaemon *d)
 
   wf_daemon_stopping (d->life);
   g_source_remove (d->timer);
-  g_clear_pointer (&d->life, wf_daemon_free);
   if (!lift_all (d, &error))
     {
       g_critical ("lifting the limits: %s (wlanfair-apd --restore retries)", error->message);
@@ -597,5 +596,8 @@ wf_apd_daemon_run (WfApdDaemon *d)
       g_clear_error (&error);
     }
   wf_apd_outputs_remove (c);
+  /* Only now: its handlers keep a second stop signal from killing the
+   * daemon while it lifts the limits and detaches its programs. */
+  g_clear_pointer (&d->life, wf_daemon_free);
   return d->exit_code;
 }
