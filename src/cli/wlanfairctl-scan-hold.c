@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wlanfairctl scan hold -- COMMAND: a scan guard hold for the life of a
  * command. The hold belongs to this process's bus connection, so the
- * daemon drops it even if we are killed; on a normal exit we Release it. */
+ * daemon drops it even if we are killed; on a normal exit we Release it.
+ * A guard that stops (a package upgrade restarts it) takes our hold with
+ * it: we say so, and take it again from the guard that comes back. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,6 +24,14 @@ typedef struct {
   int wait_status;
   gboolean exited;
 } Child;
+
+/* The hold as it stands: the guard may come and go while COMMAND runs. */
+typedef struct {
+  GDBusConnection *bus;
+  const char *reason;
+  gboolean held;
+  guint32 cookie;
+} Hold;
 
 static void
 child_exited (GPid pid, int wait_status, gpointer data)
@@ -139,6 +149,39 @@ release_hold (GDBusConnection *bus, guint32 cookie)
     }
 }
 
+static void
+guard_vanished (GDBusConnection *bus, const char *name, gpointer data)
+{
+  Hold *h = data;
+
+  if (!h->held)
+    return;
+  h->held = FALSE;
+  g_printerr ("%s: warning: the scan guard stopped: hold %u lost; it is taken "
+              "again when the guard is back\n", g_get_prgname (), h->cookie);
+}
+
+/* Also called once at the start, for the guard we already hold from. */
+static void
+guard_appeared (GDBusConnection *bus, const char *name, const char *owner, gpointer data)
+{
+  Hold *h = data;
+  g_autoptr(GError) error = NULL;
+
+  if (h->held)
+    return;
+  if (!take_hold (h->bus, h->reason, &h->cookie, &error))
+    {
+      g_dbus_error_strip_remote_error (error);
+      g_printerr ("%s: warning: the scan guard started but refused the hold: %s\n",
+                  g_get_prgname (), error->message);
+      return;
+    }
+  h->held = TRUE;
+  g_printerr ("%s: the scan guard started: scans held again (hold %u)\n",
+              g_get_prgname (), h->cookie);
+}
+
 int
 wf_cli_scan_hold (int argc, char **argv)
 {
@@ -157,10 +200,10 @@ wf_cli_scan_hold (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(GMainLoop) loop = NULL;
   char **command;
-  gboolean held = FALSE;
-  guint32 cookie = 0;
+  Hold hold = { 0 };
   struct sigaction old_sa[G_N_ELEMENTS (forwarded)];
   guint sig_watch;
+  guint name_watch = 0;
   Child child = { 0 };
   int rc;
 
@@ -172,7 +215,9 @@ wf_cli_scan_hold (int argc, char **argv)
     "passed to COMMAND (not those from the terminal: COMMAND has them too);\n"
     "the exit status is COMMAND's (128+N when killed by signal N).\n"
     "Without the scan guard, COMMAND still runs (with a warning) unless\n"
-    "--require is given.");
+    "--require is given. When the guard stops while COMMAND runs (an\n"
+    "upgrade restarts it), the hold is lost: a warning says so, and the\n"
+    "hold is taken again when the guard is back.");
   /* Options end at the command: its own options are not ours. */
   g_option_context_set_strict_posix (ctx, TRUE);
   if (!wf_cli_parse_options (ctx, &argc, &argv, &rc))
@@ -186,9 +231,11 @@ wf_cli_scan_hold (int argc, char **argv)
     reason = g_path_get_basename (command[0]);
 
   bus = wf_cli_scan_system_bus (&error);
+  hold.bus = bus;
+  hold.reason = reason;
   if (bus)
-    held = take_hold (bus, reason, &cookie, &error);
-  if (!held)
+    hold.held = take_hold (bus, reason, &hold.cookie, &error);
+  if (!hold.held)
     {
       g_autofree char *why = NULL;
 
@@ -214,8 +261,8 @@ wf_cli_scan_hold (int argc, char **argv)
    * resets them to the default in the child. */
   if (!catch_signals (old_sa, &error))
     {
-      if (held)
-        release_hold (bus, cookie);
+      if (hold.held)
+        release_hold (bus, hold.cookie);
       return wf_cli_fail ("cannot set up signals: %s", error->message);
     }
   sig_watch = g_unix_fd_add (sig_pipe[0], G_IO_IN, on_signal_fd, &child);
@@ -226,18 +273,27 @@ wf_cli_scan_hold (int argc, char **argv)
     {
       g_source_remove (sig_watch);
       restore_signals (old_sa);
-      if (held)
-        release_hold (bus, cookie);
+      if (hold.held)
+        release_hold (bus, hold.cookie);
       wf_cli_fail ("cannot run %s: %s", command[0], error->message);
       /* As a shell does for a command it cannot run. */
       return 127;
     }
   g_child_watch_add (child.pid, child_exited, &child);
+  /* Follows the guard while COMMAND runs (not before: a guard that was
+   * never there is the warning above, or --require's failure). */
+  if (bus)
+    name_watch = g_bus_watch_name_on_connection (bus, WF_SCAN_BUS_NAME,
+                                                 G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                 guard_appeared, guard_vanished,
+                                                 &hold, NULL);
   g_main_loop_run (loop);
+  if (name_watch)
+    g_bus_unwatch_name (name_watch);
   g_source_remove (sig_watch);
   restore_signals (old_sa);
-  if (held)
-    release_hold (bus, cookie);
+  if (hold.held)
+    release_hold (bus, hold.cookie);
 
   if (WIFEXITED (child.wait_status))
     return WEXITSTATUS (child.wait_status);

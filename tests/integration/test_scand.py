@@ -10,6 +10,7 @@ per process:
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -637,6 +638,38 @@ class ScandTest(Base):
         p.send_signal(signal.SIGTERM)
         self.assertEqual(p.wait(10), 128 + signal.SIGTERM)
         lab.wait_for("hold released", lambda: len(lab.guard_prop("Holds")) == 0, PROMPT)
+
+    def test_hold_follows_guard_restart(self):
+        """An upgrade restarts the guard under a running `scan hold`: the
+        hold goes with the old guard (its bgscan restored), wlanfairctl
+        says it is lost, and takes it again, same reason, from the new one."""
+        lab = self.lab
+        net = self.up()
+        err_path = os.path.join(lab.tmp, "hold.err")
+        with open(err_path, "w") as err:
+            p = subprocess.Popen([scandlab.CTL, "scan", "hold", "--reason", "upgrade test", "--",
+                                  "sleep", "60"], stderr=err)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+
+        def said():
+            with open(err_path) as f:
+                return f.read()
+        lab.wait_for("hold taken", lambda: len(lab.guard_prop("Holds")) == 1, PROMPT)
+        self.wait_bgscan(net, "", timeout=PROMPT, what="suppressed by the hold")
+        self.assertEqual(lab.stop_daemon(), 0)
+        self.assertEqual(lab.bgscan(net), ORIG, "the stopping guard restores bgscan")
+        lab.wait_for("the loss said", lambda: re.search(r"hold \d+ lost", said()), PROMPT)
+        self.assertIsNone(p.poll(), "the command keeps running without the guard")
+        lab.start_daemon()
+        lab.wait_for("the hold taken again",
+                     lambda: [h["reason"] for h in lab.status_json()["holds"]] == ["upgrade test"],
+                     PROMPT)
+        self.wait_bgscan(net, "", timeout=PROMPT, what="suppressed by the hold again")
+        self.assertIn("scans held again", said())
+        p.send_signal(signal.SIGTERM)
+        self.assertEqual(p.wait(10), 128 + signal.SIGTERM)
+        lab.wait_for("hold released", lambda: len(lab.guard_prop("Holds")) == 0, PROMPT)
+        self.wait_bgscan(net, ORIG, timeout=10)
 
     def test_profile_mode_off_beats_global(self):
         lab = self.lab
