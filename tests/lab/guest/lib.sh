@@ -199,28 +199,44 @@ state_dump() { unit_state; sysctls; pins; }
 
 # -------------------------------------------------------------- package ----
 installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair 2>/dev/null)" = "ii " ]; }
-# deb_install: 'apt-get install -y ./wlanfair_*.deb', as a user would.  A
-# copy outside the 9p share, readable by apt's _apt user (no "unsandboxed
-# download" notice).  All dependencies must already be in the image.
+# The packages come from a signed apt repository (tools/apt-repo, built by
+# wlanfair-lab from the .debs under test with a throwaway key, in
+# $LAB_SHARE/repo), served in the guest on 127.0.0.1:8080, and are
+# installed with the README's two commands as a user types them
+# (readme-install: only the URL changes). A copy outside the 9p share.
+# All dependencies must already be in the image (the guest has no network:
+# apt update's Debian sources fail with a warning, as offline).
+LAB_REPO_URL=http://127.0.0.1:8080
+url_ok() { python3 -c 'import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=2)' "$1" 2>/dev/null; }
+repo_serve() {
+    local dir=/var/tmp/lab-repo i
+    url_ok "$LAB_REPO_URL/INSTALL" && return 0
+    [ -f "$LAB_SHARE/repo/INSTALL" ] || { echo "no repository in $LAB_SHARE/repo"; return 1; }
+    rm -rf $dir; cp -r "$LAB_SHARE/repo" $dir || return 1
+    bg repo python3 -m http.server --bind 127.0.0.1 --directory $dir 8080
+    for i in $(seq 50); do url_ok "$LAB_REPO_URL/INSTALL" && return 0; sleep 0.2; done
+    echo "the repository server did not answer on $LAB_REPO_URL"; return 1
+}
+# readme_install PKG: the README's "Installing" commands for PKG.
+readme_install() {
+    repo_serve || return 1
+    run 300 "$LAB_SHARE/lab/readme-install" --readme "$LAB_SHARE/lab/README.md" \
+        --url "$LAB_REPO_URL" --package "$1"
+}
+# deb_install: wlanfair, as a user installs it.
 deb_install() {
-    local dir=/var/tmp/lab-deb rc
-    rm -rf $dir; mkdir -p $dir
-    cp "$LAB_SHARE"/deb/wlanfair_*.deb $dir/ && chmod 644 $dir/*.deb || return 1
-    dpkg-deb -f $dir/wlanfair_*.deb Package Version Depends
-    ( cd $dir && run 300 env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q -o Dpkg::Use-Pty=0 ./wlanfair_*.deb ); rc=$?
+    local rc
+    readme_install wlanfair; rc=$?
+    dpkg-query -W -f='${Package} ${Version}\n' wlanfair
     installed && [ $rc = 0 ]
 }
-# deb_install_ap: the same for the wlanfair-ap .deb beside it (scenarios
-# apd and rwnd); 2 when there is none.
+# deb_install_ap: the same for wlanfair-ap (scenarios apd and rwnd); 2 when
+# the repository has none.
 deb_install_ap() {
-    local dir=/var/tmp/lab-deb-ap rc
-    compgen -G "$LAB_SHARE/deb/wlanfair-ap_*.deb" >/dev/null || return 2
-    rm -rf $dir; mkdir -p $dir
-    cp "$LAB_SHARE"/deb/wlanfair-ap_*.deb $dir/ && chmod 644 $dir/*.deb || return 1
-    dpkg-deb -f $dir/wlanfair-ap_*.deb Package Version Depends
-    ( cd $dir && run 300 env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q -o Dpkg::Use-Pty=0 ./wlanfair-ap_*.deb ); rc=$?
+    local rc
+    compgen -G "$LAB_SHARE/repo/pool/main/w/wlanfair/wlanfair-ap_*.deb" >/dev/null || return 2
+    readme_install wlanfair-ap; rc=$?
+    dpkg-query -W -f='${Package} ${Version}\n' wlanfair-ap
     [ "$(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair-ap 2>/dev/null)" = "ii " ] && [ $rc = 0 ]
 }
 

@@ -90,14 +90,14 @@ ap() { nsx $NS_AP "$@"; }
 # -------------------------------------------------------------- install ----
 if installed; then fact installed_by_scenario no; else
     say "install wlanfair"; fact installed_by_scenario yes
-    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+    check install "the README's install commands failed (see log.txt)" deb_install
 fi
 say "install wlanfair-ap"
 deb_install_ap; rc=$?
 if [ $rc = 2 ]; then
     fail ap-package-installed "no wlanfair-ap_*.deb next to the wlanfair .deb (the controlled phases cannot run)"
 elif [ $rc != 0 ]; then
-    fail ap-package-installed "apt-get install ./wlanfair-ap_*.deb failed (see log.txt)"
+    fail ap-package-installed "the README's install commands failed for wlanfair-ap (see log.txt)"
 else
     pass ap-package-installed
 fi

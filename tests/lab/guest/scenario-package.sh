@@ -34,7 +34,7 @@ check sysctls-before-install "$(sysctls | tr '\n' ' ')" sysctls_at_baseline
 if ensure_wifi; then pass wifi-station-connected; else fail wifi-station-connected "no station (see log.txt)"; fi
 BG0=$(bgscan_get)
 fact bgscan_before_install "$BG0"
-check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+check install "the README's install commands failed (see log.txt)" deb_install
 fact version "$(dpkg-query -W -f='${Version}' wlanfair 2>/dev/null)"
 check unit-enabled "is-enabled: $(systemctl is-enabled $UNIT 2>&1)" \
     test "$(systemctl is-enabled $UNIT 2>&1)" = enabled

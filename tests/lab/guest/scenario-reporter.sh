@@ -21,7 +21,7 @@ runit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result 
 
 if installed; then fact installed_by_scenario no; else
     say "install"; fact installed_by_scenario yes
-    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+    check install "the README's install commands failed (see log.txt)" deb_install
 fi
 if ! ensure_wifi; then
     fail wifi-station-connected "no NetworkManager-connected hwsim station (see log.txt)"

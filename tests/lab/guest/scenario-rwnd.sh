@@ -91,14 +91,14 @@ fv() { local v; v=$(sed -n "s/^$1=//p" "$FACTS" | tail -n 1); if [ -n "${2:-}" ]
 # -------------------------------------------------------------- install ----
 if installed; then fact installed_by_scenario no; else
     say "install wlanfair"; fact installed_by_scenario yes
-    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+    check install "the README's install commands failed (see log.txt)" deb_install
 fi
 say "install wlanfair-ap"
 deb_install_ap; rc=$?
 case $rc in
     0) pass ap-package-installed ;;
     2) fail ap-package-installed "no wlanfair-ap_*.deb next to the wlanfair .deb"; exit 1 ;;
-    *) fail ap-package-installed "apt-get install ./wlanfair-ap_*.deb failed (see log.txt)"; exit 1 ;;
+    *) fail ap-package-installed "the README's install commands failed for wlanfair-ap (see log.txt)"; exit 1 ;;
 esac
 fact apd_version "$($APD --version 2>&1 | head -1)"
 # (postinst may have tried to start it with the shipped apd.conf, which

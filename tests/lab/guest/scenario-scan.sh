@@ -93,7 +93,7 @@ sys.exit(0 if d and not any(x.get("suppressing") for x in d) else 1)'
 # ---------------------------------------------------------------- setup ----
 if installed; then fact installed_by_scenario no; else
     say "install"; fact installed_by_scenario yes
-    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+    check install "the README's install commands failed (see log.txt)" deb_install
 fi
 if ! ensure_wifi; then
     fail wifi-station-connected "no NetworkManager-connected hwsim station (see log.txt)"

@@ -27,7 +27,7 @@ if installed; then
 else
     say "install"
     fact installed_by_scenario yes
-    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+    check install "the README's install commands failed (see log.txt)" deb_install
 fi
 
 # --------------------------------------------------------------- --check ----

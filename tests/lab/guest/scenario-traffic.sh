@@ -124,7 +124,7 @@ fi
 # -------------------------------------------------------------- install ----
 if installed; then fact installed_by_scenario no; else
     say "install wlanfair"; fact installed_by_scenario yes
-    check install "apt-get install ./wlanfair_*.deb failed (see log.txt)" deb_install
+    check install "the README's install commands failed (see log.txt)" deb_install
 fi
 # The package's daemons do not run during the measurement (ours does: the
 # CC is registered, not given to anyone); started again at the end.
