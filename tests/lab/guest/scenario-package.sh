@@ -144,8 +144,8 @@ check purge-bgscan-as-before "bgscan '$(bgscan_get)', before install '$BG0'" tes
 check purge-no-ackloss-cc "$(sysctls | tr '\n' ' ')" no_ackloss_cc
 check purge-no-pins "$(pins)" pins_empty
 check purge-sysctls-as-before "$(sysctls | tr '\n' ' ')" sysctls_at_baseline
-for d in /run/wlanfair /run/wlanfair-scand /run/wlanfair-reportd; do
-    fact "run_${d#/run/}_after_purge" "$(if [ -d $d ]; then ls -A $d | tr '\n' ' '; else echo absent; fi)"
-done
+# The runtime directories the units keep across stops (debian/wlanfair.postrm).
+runs=$(ls -d /run/wlanfair /run/wlanfair-scand /run/wlanfair-reportd 2>/dev/null | tr '\n' ' ')
+check purge-no-run-dirs "left: ${runs:-none}" test -z "$runs"
 state_dump
 journal_unit | tail -6
