@@ -39,21 +39,29 @@ btf_has (struct btf *btf, const char *name, int kind)
   return btf != NULL && btf__find_by_name_kind (btf, name, kind) > 0;
 }
 
-/* Whether enum bpf_link_type has BPF_LINK_TYPE_STRUCT_OPS (6.4+). */
+/* Whether struct_ops maps can be created as links (Linux 6.4+): the map
+ * flag BPF_F_LINK came with them. Not BPF_LINK_TYPE_STRUCT_OPS: that link
+ * type is older (6.0, the maps' own trampolines), and a 6.1 kernel given
+ * BPF_F_LINK refuses to create the map (EINVAL). The flag's enum is
+ * anonymous, so every enum is searched; a kernel whose BTF lacks it takes
+ * the legacy path, which works everywhere. */
 static gboolean
 btf_has_struct_ops_link (struct btf *btf)
 {
-  int id = btf ? btf__find_by_name_kind (btf, "bpf_link_type", BTF_KIND_ENUM) : -1;
-  const struct btf_type *t;
-  const struct btf_enum *e;
+  guint n = btf ? btf__type_cnt (btf) : 0;
 
-  if (id <= 0)
-    return FALSE;
-  t = btf__type_by_id (btf, id);
-  e = btf_enum (t);
-  for (int i = 0; i < btf_vlen (t); i++, e++)
-    if (g_str_equal (btf__name_by_offset (btf, e->name_off), "BPF_LINK_TYPE_STRUCT_OPS"))
-      return TRUE;
+  for (guint id = 1; id < n; id++)
+    {
+      const struct btf_type *t = btf__type_by_id (btf, id);
+      const struct btf_enum *e;
+
+      if (!btf_is_enum (t))
+        continue;
+      e = btf_enum (t);
+      for (int i = 0; i < btf_vlen (t); i++, e++)
+        if (g_str_equal (btf__name_by_offset (btf, e->name_off), "BPF_F_LINK"))
+          return TRUE;
+    }
   return FALSE;
 }
 
