@@ -8,6 +8,7 @@ copy of each helper, so that their figures and rules cannot drift apart.
     wftest.main()                                     # every test file's __main__
     wftest.run(...), VethNet, Actuate                 # commands, namespaces, wf-actuate
     wftest.free_port(), wftest.report(...)            # a free UDP port, a report datagram
+    wftest.apt_offline(dir, ...)                      # apt-get on its own state only
 
 Importing it puts testbed/ (the emulated BSS) on sys.path too: `import
 testbed` works after it. Nothing in here may import tests/ or bench/.
@@ -214,6 +215,43 @@ class Actuate:
                 self.p.wait()
         self.log.close()
         return self.p.returncode
+
+
+# ---- apt, offline and on its own ----
+
+def apt_offline(d, status="", sources_list=None, sources_parts=None):
+    """(argv prefix, env) for an apt-get that uses only directory d: its
+    own lists, cache, status file (text `status`), sources (a one-line
+    sources.list, or deb822 files in a parts directory) and none of this
+    machine's apt configuration (an empty APT_CONFIG). For the packaging
+    tests and tests/packaging/resolver; amd64, no Recommends."""
+    for sub in ("lists/partial", "cache/archives/partial", "empty", "parts"):
+        os.makedirs(os.path.join(d, sub), exist_ok=True)
+    with open(os.path.join(d, "status"), "w") as f:
+        f.write(status)
+    if sources_list is not None:
+        with open(os.path.join(d, "sources.list"), "w") as f:
+            f.write(sources_list)
+    for name, text in (sources_parts or {}).items():
+        with open(os.path.join(d, "parts", name), "w") as f:
+            f.write(text)
+    open(os.path.join(d, "apt.conf"), "w").close()
+    opts = ["apt-get"]
+    for k, v in [("Dir::State", d), ("Dir::State::status", f"{d}/status"),
+                 ("Dir::State::Lists", f"{d}/lists"), ("Dir::Cache", f"{d}/cache"),
+                 ("Dir::Etc::SourceList", f"{d}/sources.list" if sources_list is not None
+                  else f"{d}/empty/none"),
+                 ("Dir::Etc::SourceParts", f"{d}/parts"),
+                 ("Dir::Etc::Preferences", f"{d}/empty/none"),
+                 ("Dir::Etc::PreferencesParts", f"{d}/empty"),
+                 ("Dir::Etc::Parts", f"{d}/empty"), ("APT::Architecture", "amd64"),
+                 ("APT::Architectures::", "amd64"), ("Debug::NoLocking", "1"),
+                 ("APT::Sandbox::User", "root"), ("APT::Install-Recommends", "0"),
+                 ("Acquire::Languages", "none")]:
+        opts += ["-o", f"{k}={v}"]
+    env = dict(os.environ, APT_CONFIG=f"{d}/apt.conf", LC_ALL="C.UTF-8")
+    env.pop("DEBIAN_FRONTEND", None)
+    return opts, env
 
 
 # ---- reports and ports ----

@@ -67,32 +67,15 @@ class AptRepoTest(unittest.TestCase):
         """apt-get update, then install --simulate of both packages, with
         only this source; (update ok, output)."""
         d = os.path.join(self.dir, "apt-" + tag)
-        for sub in ("lists/partial", "cache/archives/partial", "parts", "empty"):
-            os.makedirs(os.path.join(d, sub))
-        with open(os.path.join(d, "parts", "wlanfair.sources"), "w") as f:
-            f.write(sources_text)
-        open(os.path.join(d, "status"), "w").close()
-        open(os.path.join(d, "apt.conf"), "w").close()
-        opts = []
-        for k, v in [("Dir::State", d), ("Dir::State::status", f"{d}/status"),
-                     ("Dir::State::Lists", f"{d}/lists"), ("Dir::Cache", f"{d}/cache"),
-                     ("Dir::Etc::SourceList", f"{d}/empty/none"),
-                     ("Dir::Etc::SourceParts", f"{d}/parts"),
-                     ("Dir::Etc::Preferences", f"{d}/empty/none"),
-                     ("Dir::Etc::PreferencesParts", f"{d}/empty"),
-                     ("Dir::Etc::Parts", f"{d}/empty"), ("APT::Architecture", "amd64"),
-                     ("APT::Architectures::", "amd64"), ("Debug::NoLocking", "1"),
-                     ("APT::Sandbox::User", "root"), ("Acquire::Languages", "none")]:
-            opts += ["-o", f"{k}={v}"]
-        env = dict(os.environ, APT_CONFIG=f"{d}/apt.conf", LC_ALL="C.UTF-8")
-        up = subprocess.run(["apt-get"] + opts + ["update"], env=env,
+        apt, env = wftest.apt_offline(d, sources_parts={"wlanfair.sources": sources_text})
+        up = subprocess.run(apt + ["update"], env=env,
                             capture_output=True, text=True, timeout=120)
         # apt-get update exits 0 on some refusals (a warning, the old
         # lists kept); an error line is a refusal either way.
         ok = up.returncode == 0 and not re.search(r"^(E|W): ", up.stderr, re.M)
         if not ok:
             return False, up.stdout + up.stderr
-        inst = subprocess.run(["apt-get"] + opts + ["install", "--simulate", "wlanfair", "wlanfair-ap"],
+        inst = subprocess.run(apt + ["install", "--simulate", "wlanfair", "wlanfair-ap"],
                               env=env, capture_output=True, text=True, timeout=120)
         return inst.returncode == 0, inst.stdout + inst.stderr
 
