@@ -301,6 +301,9 @@ decide_mode (WfApdDaemon *d, gint64 now)
 
       /* A fresh start: what the controller held before the gap is stale. */
       wf_apd_controller_reset (d->controller);
+      /* A start may load a BPF program (rwnd after a fail-open: seconds
+       * on a slow machine): the watchdog's whole period for it. */
+      wf_daemon_watchdog_ping (d->life);
       if (!d->actuator->started && !wf_actuator_start (d->actuator, &error))
         {
           fatal (d, "%s", error->message);

@@ -45,6 +45,11 @@ typedef struct {
 
 typedef struct {
   WfRwnd     *rw;
+  /* Loaded (verified) by the probe, attached by the first start: the
+   * verifier's pass is the costly step (17-25 s under emulation, in the
+   * daemon's loop at the first trusted report, past its 20 s watchdog),
+   * so it is done once, before READY. A later start loads afresh. */
+  WfRwnd     *probed;
   GHashTable *stations;        /* mac_str -> Sta */
   /* equal and rtt-fair: every flow of the interface at once. */
   GHashTable *sent;            /* GBytes (struct wf_rwnd_key) -> guint64[2] bytes */
@@ -97,12 +102,16 @@ sent_table_new (void)
 static gboolean
 rwnd_probe (WfActuator *a, GError **error)
 {
+  Rwnd *r = a->priv;
+
   if (!a->ifindex)
     {
       g_set_error (error, WF_ERROR, WF_ERROR_FAILED, "rwnd: no interface %s", a->ifname);
       return FALSE;
     }
-  return wf_rwnd_probe (error);
+  g_clear_pointer (&r->probed, wf_rwnd_free);
+  r->probed = wf_rwnd_new (0, error);
+  return r->probed != NULL;
 }
 
 static gboolean
@@ -111,7 +120,8 @@ rwnd_start (WfActuator *a, GError **error)
   Rwnd *r = a->priv;
   gboolean created = FALSE;
 
-  if (!(r->rw = wf_rwnd_new (0, error)))
+  r->rw = g_steal_pointer (&r->probed);
+  if (!r->rw && !(r->rw = wf_rwnd_new (0, error)))
     return FALSE;
   r->stations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, sta_free);
   r->sent = sent_table_new ();
@@ -562,6 +572,7 @@ rwnd_finalize (WfActuator *a)
 
   /* The filters stay attached (and recorded) for stop or --restore. */
   g_clear_pointer (&r->rw, wf_rwnd_free);
+  g_clear_pointer (&r->probed, wf_rwnd_free);
   g_clear_pointer (&r->stations, g_hash_table_unref);
   g_clear_pointer (&r->sent, g_hash_table_unref);
   g_clear_pointer (&r->held, g_hash_table_unref);
