@@ -208,18 +208,27 @@ installed() { [ "$(dpkg-query -W -f='${db:Status-Abbrev}' wlanfair 2>/dev/null)"
 # apt update's Debian sources fail with a warning, as offline).
 LAB_REPO_URL=http://127.0.0.1:8080
 url_ok() { python3 -c 'import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=2)' "$1" 2>/dev/null; }
+# repo_serve [new|old]: publish the repository of the .debs under test
+# (new, the default) or of the release the upgrade starts from (old: only
+# with the upgrade scenario); switching is what a release does to the
+# real one. The server reads through the symlink "current" per request.
 repo_serve() {
-    local dir=/var/tmp/lab-repo i
+    local dir=/var/tmp/lab-repo which=${1:-new} src i
+    case $which in new) src=$LAB_SHARE/repo ;; old) src=$LAB_SHARE/repo-old ;; *) echo "repo_serve: $which?"; return 1 ;; esac
+    [ -f "$src/INSTALL" ] || { echo "no repository in $src"; return 1; }
+    if ! [ -d $dir/$which ]; then
+        mkdir -p $dir; rm -rf $dir/$which.tmp
+        cp -r "$src" $dir/$which.tmp && mv $dir/$which.tmp $dir/$which || return 1
+    fi
+    ln -sfn $which $dir/current
     url_ok "$LAB_REPO_URL/INSTALL" && return 0
-    [ -f "$LAB_SHARE/repo/INSTALL" ] || { echo "no repository in $LAB_SHARE/repo"; return 1; }
-    rm -rf $dir; cp -r "$LAB_SHARE/repo" $dir || return 1
-    bg repo python3 -m http.server --bind 127.0.0.1 --directory $dir 8080
+    bg repo python3 -m http.server --bind 127.0.0.1 --directory $dir/current 8080
     for i in $(seq 50); do url_ok "$LAB_REPO_URL/INSTALL" && return 0; sleep 0.2; done
     echo "the repository server did not answer on $LAB_REPO_URL"; return 1
 }
-# readme_install PKG: the README's "Installing" commands for PKG.
+# readme_install PKG [new|old]: the README's "Installing" commands for PKG.
 readme_install() {
-    repo_serve || return 1
+    repo_serve "${2:-new}" || return 1
     run 300 "$LAB_SHARE/lab/readme-install" --readme "$LAB_SHARE/lab/README.md" \
         --url "$LAB_REPO_URL" --package "$1"
 }
@@ -331,3 +340,49 @@ bgscan_set() {
         $(( 1 + $# / 3 )) bgscan s "$v" "$@"
 }
 signal_dbm() { iw dev wlan1 link 2>/dev/null | awk '/signal:/ {print $2}'; }
+
+# ----------------------------------------------------------- scan guard ----
+# The forced bgscan of the scan and upgrade scenarios and the guard's
+# observable state (scenario-scan.sh says why each is so).
+SUNIT=wlanfair-scand.service
+FORCED=${SCAN_BGSCAN:-simple:3:-10:3}
+# 2.4 GHz 1-11, 5 GHz 36-48 and 149-165 (the AP is on channel 6).
+SCAN_FREQS=${SCAN_FREQS:-2412 2417 2422 2427 2432 2437 2442 2447 2452 2457 2462 5180 5200 5220 5240 5745 5765 5785 5805 5825}
+sunit_active() { systemctl is-active -q $SUNIT; }
+sunit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result $SUNIT | tr '\n' ' '; echo; }
+journal_scand() { journalctl -b --no-pager -o short-precise -u $SUNIT "$@"; }
+bgscan_is() { [ "$(bgscan_get)" = "$1" ]; }
+# bgscan_force: the forced bgscan and its channels on the current network
+# (NetworkManager's AddNetwork after a restart drops both).
+bgscan_force() { bgscan_set "$FORCED" wlan1 scan_freq s "$SCAN_FREQS"; }
+# beacon_loss_since T: the time (epoch s) of the last beacon loss the guard
+# logged since T, or nothing. The emulated radio loses beacons under a
+# loaded host; the guard then allows scans for beacon-loss-holdoff (30 s)
+# by design, which breaks the premise of a check that wants suppression or
+# an aborted scan in that window.
+beacon_loss_since() {
+    journalctl -b --no-pager -o short-unix -u $SUNIT --since "@${1%.*}" 2>/dev/null |
+        awk '/beacon loss/ {t = $1} END {if (t != "") print t}'
+}
+# wait_suppressed SECS SINCE NAME: bgscan "" within SECS; when a beacon
+# loss since SINCE explains a miss, once more until 35 s past it (a fact
+# NAME says so) rather than fail or pass on a broken premise.
+wait_suppressed() {
+    local secs=$1 since=$2 name=$3 bl
+    wait_until "$secs" bgscan_is "" && return 0
+    bl=$(beacon_loss_since "$since")
+    [ -n "$bl" ] || return 1
+    fact "beacon_loss_waited_$name" "$bl"
+    wait_until 35 bgscan_is ""
+}
+# The guard's own view: not suppressing (idle, or mode off). Forcing bgscan
+# while it suppresses would race with it: it would restore its saved value.
+guard_idle() {
+    timeout 10 wlanfairctl scan status --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["devices"]
+sys.exit(0 if d and not any(x.get("suppressing") for x in d) else 1)'
+}
+
+# The guard's saved-bgscan record holds nothing: all restored.
+state_clean() { ! grep -qs '^saved=' /run/wlanfair-scand/bgscan.state; }

@@ -42,10 +42,6 @@ set -u
 lab_begin
 cd "$LAB_SHARE/lab" || exit 1
 
-SUNIT=wlanfair-scand.service
-FORCED=${SCAN_BGSCAN:-simple:3:-10:3}
-# 2.4 GHz 1-11, 5 GHz 36-48 and 149-165 (the AP is on channel 6).
-SCAN_FREQS=${SCAN_FREQS:-2412 2417 2422 2427 2432 2437 2442 2447 2452 2457 2462 5180 5200 5220 5240 5745 5765 5785 5805 5825}
 TRAFFIC_S=${SCAN_TRAFFIC_S:-60}
 # The guard's default idle hold-off plus emulation slack.
 RESTORE_MAX=${SCAN_RESTORE_MAX:-30}
@@ -54,42 +50,6 @@ RESTORE_MAX=${SCAN_RESTORE_MAX:-30}
 # would start in 20 s without it.
 GUARDED_MIN=${SCAN_GUARDED_MIN:-20}
 held_enough() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" "${1:-0}" "$GUARDED_MIN" 2>/dev/null; }
-sunit_active() { systemctl is-active -q $SUNIT; }
-sunit_state() { systemctl show -p ActiveState,SubState,MainPID,NRestarts,Result $SUNIT | tr '\n' ' '; echo; }
-journal_scand() { journalctl -b --no-pager -o short-precise -u $SUNIT "$@"; }
-bgscan_is() { [ "$(bgscan_get)" = "$1" ]; }
-# bgscan_force: the forced bgscan and its channels on the current network
-# (NetworkManager's AddNetwork after a restart drops both).
-bgscan_force() { bgscan_set "$FORCED" wlan1 scan_freq s "$SCAN_FREQS"; }
-# beacon_loss_since T: the time (epoch s) of the last beacon loss the guard
-# logged since T, or nothing. The emulated radio loses beacons under a
-# loaded host; the guard then allows scans for beacon-loss-holdoff (30 s)
-# by design, which breaks the premise of a check that wants suppression or
-# an aborted scan in that window.
-beacon_loss_since() {
-    journalctl -b --no-pager -o short-unix -u $SUNIT --since "@${1%.*}" 2>/dev/null |
-        awk '/beacon loss/ {t = $1} END {if (t != "") print t}'
-}
-# wait_suppressed SECS SINCE NAME: bgscan "" within SECS; when a beacon
-# loss since SINCE explains a miss, once more until 35 s past it (a fact
-# NAME says so) rather than fail or pass on a broken premise.
-wait_suppressed() {
-    local secs=$1 since=$2 name=$3 bl
-    wait_until "$secs" bgscan_is "" && return 0
-    bl=$(beacon_loss_since "$since")
-    [ -n "$bl" ] || return 1
-    fact "beacon_loss_waited_$name" "$bl"
-    wait_until 35 bgscan_is ""
-}
-# The guard's own view: not suppressing (idle, or mode off). Forcing bgscan
-# while it suppresses would race with it: it would restore its saved value.
-guard_idle() {
-    timeout 10 wlanfairctl scan status --json 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["devices"]
-sys.exit(0 if d and not any(x.get("suppressing") for x in d) else 1)'
-}
-
 # ---------------------------------------------------------------- setup ----
 if installed; then fact installed_by_scenario no; else
     say "install"; fact installed_by_scenario yes
@@ -450,7 +410,6 @@ wait "$stopper"
 kill -CONT "$wpid" 2>/dev/null
 if wait_until "$RESTORE_MAX" bgscan_is "$FORCED"; then pass sigstop-restored-exactly
 else fail sigstop-restored-exactly "$RESTORE_MAX s after the stops: bgscan '$(bgscan_get)' (want '$FORCED')"; fi
-state_clean() { ! grep -qs '^saved=' /run/wlanfair-scand/bgscan.state; }
 wait_until 10 state_clean
 check sigstop-state-file-empty "$(tr '\n' ' ' < /run/wlanfair-scand/bgscan.state 2>/dev/null)" state_clean
 check sigstop-scand-active "$(sunit_state)" sunit_active
