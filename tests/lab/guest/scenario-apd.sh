@@ -303,7 +303,7 @@ for i, (a, b, j) in enumerate(zip(r['near_mbps'], r['far_mbps'], r['jain_per_s']
 print({k: v for k, v in r.items() if not isinstance(v, list)})
 PY
 }
-pval() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/$1.json" "$2" 2>/dev/null; }
+pval() { json_val "$OUT/$1.json" "$2"; }
 # ge A B / lt A B: numeric comparisons that fail on "None"
 ge() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)" "$1" "$2" 2>/dev/null; }
 lt() { python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$1" "$2" 2>/dev/null; }

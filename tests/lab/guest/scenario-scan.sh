@@ -92,7 +92,7 @@ traffic() {
     cat "$OUT/dips-$phase.json"
     return $rc
 }
-dip() { python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get(sys.argv[2]))" "$OUT/dips-$1.json" "$2" 2>/dev/null; }
+dip() { json_val "$OUT/dips-$1.json" "$2"; }
 # scanned_through PHASE: at least 3 scans started in its traffic, or at
 # least 1 with half its half-second bins or more inside a scan.
 scanned_through() {

@@ -72,6 +72,18 @@ shipped() {
     sha "$d$2"
 }
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+# What this scenario adds besides the packages: the AP's bridge and station
+# namespace, the units' drop-ins.
+ap_cleanup() {
+    ip netns pids $NS_STA 2>/dev/null | xargs -r kill 2>/dev/null
+    sleep 0.3
+    ip netns pids $NS_STA 2>/dev/null | xargs -r kill -9 2>/dev/null
+    ip netns del $NS_STA 2>/dev/null
+    ip link del $BR 2>/dev/null
+    rm -f "$RDROP" "$ADROP"; rmdir "${RDROP%/*}" "${ADROP%/*}" 2>/dev/null
+    systemctl daemon-reload
+}
+trap 'ap_cleanup; lab_end' EXIT
 
 # ------------------------------------------------------------ a clean start ----
 say "start: nothing installed, a connected station"
@@ -116,9 +128,13 @@ check old-config-effective "tcpd --check: $tc_cfg; scand: $sc_cfg" \
 fact conffile_shas_old "tcp $(sha $E/tcp.conf) scan $(sha $E/scan.conf) reportd $(sha $E/reportd.conf)"
 
 say "reporter: a key, enabled; the listener on the AP side with the same key"
+# The AP controller's key and drop-in too: one daemon-reload for both
+# (seconds each under TCG).
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $RKEY; chmod 600 $RKEY
-mkdir -p "${RDROP%/*}"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $AKEY; chmod 600 $AKEY
+mkdir -p "${RDROP%/*}" "${ADROP%/*}"
 printf '[Service]\nLoadCredential=reportd.key:%s\n' $RKEY > "$RDROP"
+printf '[Service]\nLoadCredential=apd.key:%s\n' $AKEY > "$ADROP"
 systemctl daemon-reload
 timeout 1500 ip netns exec ap wlanfairctl listen --key $RKEY --json > "$OUT/listen.jsonl" 2> "$OUT/listen.err" &
 LAB_PIDS+=($!)
@@ -184,18 +200,6 @@ check hold-listed-before "wlanfairctl scan status: $(timeout 10 wlanfairctl scan
 
 # ------------------------------------------------------------- 2b. the AP ----
 say "AP: $BR (one station port, $NS_STA), wlanfair-apd.service with actuator=rwnd"
-FWD_BEFORE=$(sysctl -n net.ipv4.ip_forward)
-ap_cleanup() {
-    ip netns pids $NS_STA 2>/dev/null | xargs -r kill 2>/dev/null
-    sleep 0.3
-    ip netns pids $NS_STA 2>/dev/null | xargs -r kill -9 2>/dev/null
-    ip netns del $NS_STA 2>/dev/null
-    ip link del $BR 2>/dev/null
-    sysctl -qw net.ipv4.ip_forward="$FWD_BEFORE"
-    rm -f "$RDROP" "$ADROP"; rmdir "${RDROP%/*}" "${ADROP%/*}" 2>/dev/null
-    systemctl daemon-reload
-}
-trap 'ap_cleanup; lab_end' EXIT
 ip netns add $NS_STA; ip -n $NS_STA link set lo up
 ip link add upp0 type veth peer name upc0 netns $NS_STA
 ip link add $BR type bridge
@@ -205,10 +209,6 @@ nsx $NS_STA sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 ip addr add $BR_IP/24 dev $BR
 ip -n $NS_STA addr add $BSTA_IP/24 dev upc0
 ip link set upp0 up; ip link set $BR up; ip -n $NS_STA link set upc0 up
-head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > $AKEY; chmod 600 $AKEY
-mkdir -p "${ADROP%/*}"
-printf '[Service]\nLoadCredential=apd.key:%s\n' $AKEY > "$ADROP"
-systemctl daemon-reload
 cat >> $E/apd.conf <<EOF
 interface=$BR
 stations-from=bridge-ports
