@@ -197,7 +197,15 @@ class ApdRwndTest(unittest.TestCase):
         time.sleep(2.0 - (time.monotonic() - t) + 0.3)
         down, up = (CLAMP_BPS, 0) if download else (0, CLAMP_BPS)
         self.assertEqual(a("set %s %d %d" % (MAC, down, up)), "ok")
-        time.sleep(4.2)
+        # A refresh a second, as the daemon's rounds do: the window is
+        # rate x the flow's standing RTT, and at the set that RTT is the
+        # unclamped flow's, queue included (wf-delay's queue, longer on
+        # a slow machine: a CI run held 21.5 of 8 Mbit/s for the four
+        # seconds a single set lasted, with no refresh to follow the
+        # queue down).
+        for _ in range(4):
+            time.sleep(1.05)
+            self.assertEqual(a("refresh"), "ok")
         self.assertEqual(a("unset %s" % MAC), "ok")
         out, err = client.communicate(timeout=30)
         self.assertEqual(client.returncode, 0, err)
