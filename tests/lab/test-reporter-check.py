@@ -203,6 +203,29 @@ class ReporterCheck(unittest.TestCase):
         self.assertNotIn("ratio_flow", res)
         self.assertEqual(res["reports_unplaced"], len(run.reports))
 
+    def test_station_rates_as_most_reports_give_them(self):
+        """A report's tx rate is the station's last frame: a null or
+        management frame at 1 Mbit/s now and then, and the last report
+        (after the upload) may be one. The rates most reports give count."""
+        run = Run(5)
+        ht = {"signal_dbm": -30, "ssid": "lab", "tx_rate": {"mcs": 15, "bitrate_kbps": 130000},
+              "rx_rate": {"mcs": 15, "bitrate_kbps": 130000}}
+        legacy = dict(ht, tx_rate={"bitrate_kbps": 1000})
+        n = len(run.reports)
+        for i, r in enumerate(run.reports):
+            r["report"]["interfaces"][0]["station"] = legacy if i in (3, 9, n - 1) else ht
+        res = self.check(run)
+        self.assertEqual(res["tx_mcs"], 15)
+        self.assertEqual(res["tx_bitrate_kbps"], 130000)
+        self.assertEqual(res["tx_reports_without_mcs"], 3)
+        # Most at a legacy rate: that is what the scenario's check sees.
+        for r in run.reports:
+            r["report"]["interfaces"][0]["station"] = legacy
+        r["report"]["interfaces"][0]["station"] = ht
+        res = self.check(run)
+        self.assertIsNone(res["tx_mcs"])
+        self.assertEqual(res["tx_reports_without_mcs"], n - 1)
+
     def test_no_data_connection(self):
         run = Run(1)
         # Only the control connection: iperf3 never sent data.

@@ -66,7 +66,7 @@ kill $rs_pid 2>/dev/null; wait $rs_pid 2>/dev/null
 python3 reporter-check.py "$OUT/listen.jsonl" "$OUT/iperf-up.json" "$OUT/ap-recv.jsonl" wlan1 > "$OUT/compare.json"
 cat "$OUT/compare.json"
 val() { json_val "$OUT/compare.json" "$1"; }
-for k in reports wifi_reports signal_dbm tx_mcs tx_bitrate_kbps rx_mcs ssid truth_samples truth_vs_iperf3 window_s spans_in_window covered_s reports_missing reports_unplaced spans_unbracketed spans_blurred flows_dropped_max reported_goodput_mbps reported_flow_goodput_mbps received_mbps iperf_transfer_mbps ratio_iface ratio_flow reasons; do
+for k in reports wifi_reports signal_dbm tx_mcs tx_bitrate_kbps tx_reports_without_mcs rx_mcs ssid truth_samples truth_vs_iperf3 window_s spans_in_window covered_s reports_missing reports_unplaced spans_unbracketed spans_blurred flows_dropped_max reported_goodput_mbps reported_flow_goodput_mbps received_mbps iperf_transfer_mbps ratio_iface ratio_flow reasons; do
     fact "$k" "$(val $k)"
 done
 check report-has-signal "signal_dbm: $(val signal_dbm)" eval '[ "$(val signal_dbm)" != None ] && [ "$(val signal_dbm)" -lt 0 ]'
