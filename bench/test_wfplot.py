@@ -276,6 +276,9 @@ class BenchPlots(unittest.TestCase):
         scale = [bar_height(s[f"bar-bound-{m}-{t['scenario']}"]) / t[m]["total_of_bound"]
                  for t in res["table"] if t["scenario"] in static for m in ("uncontrolled", "controlled")]
         self.assertLess(max(scale) / min(scale), 1.001)
+        if any("meets" in t["controlled"] for t in res["table"]):
+            # The time to fairness, controlled runs only.
+            self.assertEqual(len(with_prefix(s, "bar-time-")), len(static))
 
     def test_rwnd(self):
         res = self.results["rwnd"]

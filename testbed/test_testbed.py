@@ -16,6 +16,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from fractions import Fraction
 
@@ -92,6 +93,20 @@ class Parsing(unittest.TestCase):
                     "-1:4", "2:-4", "2:4:5"):
             with self.assertRaises(testbed.UsageError, msg=bad):
                 testbed.parse_far(bad)
+
+    def test_loss(self):
+        self.assertEqual(testbed.parse_loss("2:0.05"), {2: 0.05})
+        self.assertEqual(testbed.parse_loss("2:0.05, 5:.1"), {2: 0.05, 5: 0.1})
+        for bad in ("", "2", "2:", "0:0.1", "2:0", "2:0.6", "2:-0.1", "2:0.1,2:0.2", "x:0.1"):
+            with self.assertRaises(testbed.UsageError, msg=bad):
+                testbed.parse_loss(bad)
+        with self.assertRaises(testbed.UsageError):
+            testbed.Config(up=2, down=0, loss={3: 0.1}).validate()
+        with self.assertRaises(testbed.UsageError):
+            testbed.Config(up=2, down=0, loss={1: 0.1}, loss_seed=-1).validate()
+        cfg = testbed.Config(up=2, down=0, loss={1: 0.1})
+        cfg.validate()
+        self.assertIn("qdisc add dev air clsact", testbed.medium_commands(cfg))
 
     def test_far_config(self):
         cfg = testbed.Config(up=2, down=0, far={2: 4})
@@ -212,9 +227,10 @@ class htb 1:2001 parent 1:101 leaf 2001: prio 0 rate 17595Kbit ceil 52787Kbit
             self.assertEqual(len(code) % 8, 0)
             return [struct.unpack_from("<BBhi", code, k) for k in range(0, len(code), 8)]
 
+        lose = testbed_bpf.lose_program([("10.1.0.2", 0.1), ("10.1.0.200", 0.5)], 3)
         for code in (testbed_bpf.pad_program([("10.1.0.2", Fraction(3)),
                                               ("10.1.0.200", Fraction(3, 2))], 1150),
-                     testbed_bpf.trim_program()):
+                     testbed_bpf.trim_program(), lose, testbed_bpf.drop_program()):
             insns = decode(code)
             self.assertEqual(insns[-1][0], 0x95)         # exit
             for n, (op, _, off, _) in enumerate(insns):
@@ -231,6 +247,25 @@ class htb 1:2001 parent 1:101 leaf 2001: prio 0 rate 17595Kbit ceil 52787Kbit
         # classification before the redirect.
         trim = decode(testbed_bpf.trim_program())
         self.assertEqual([imm for op, dst, _, imm in trim if op == 0xb7 and dst == 0], [-1])
+        # lose: a compare per address and direction, the map's fd in the
+        # one 64-bit load, the thresholds as unsigned 32-bit immediates;
+        # it lets the pad program and the medium run (r0 = -1 only).
+        lose = decode(lose)
+        self.assertEqual(sorted(imm for op, _, _, imm in lose if op == 0x16),
+                         sorted([testbed_bpf._ip_imm("10.1.0.2")] * 2 +
+                                [testbed_bpf._ip_imm("10.1.0.200")] * 2))
+        self.assertEqual([(dst, imm) for op, dst, _, imm in lose if op == 0x18], [(1 | 16, 3)])
+        self.assertIn((0xb4, 8, 0, testbed_bpf._s32(1 << 31)), lose)
+        self.assertEqual({imm for op, dst, _, imm in lose if op == 0xb7 and dst == 0}, {-1})
+        # drop: TC_ACT_SHOT on the mark, else the next filter.
+        drop = decode(testbed_bpf.drop_program())
+        self.assertEqual({imm for op, dst, _, imm in drop if op == 0xb7 and dst == 0}, {-1, 2})
+        self.assertIn((0x56, 2, 2, testbed_bpf.LOSS_MARK), drop)
+        # The generator: Marsaglia's xorshift32 (its first number from 1).
+        self.assertEqual(testbed_bpf.xorshift32(1), 270369)
+        self.assertEqual(testbed_bpf.loss_threshold(0.5), 1 << 31)
+        lost = testbed_bpf.lost_frames(1, 0, 0.1, 10000)
+        self.assertAlmostEqual(sum(lost) / 10000, 0.1, delta=0.01)
         # The orphan program: XDP_PASS and nothing else.
         self.assertEqual(decode(testbed_bpf.orphan_program()),
                          [(0xb7, 0, 0, testbed_bpf.XDP_PASS), (0x95, 0, 0, 0)])
@@ -418,6 +453,90 @@ class FarLive(unittest.TestCase):
         # contenders share airtime).
         self.assertGreater(both["up-1"] / both["up-2"], 3.0)
 
+
+
+# Run in a station's or the server's namespace: send N numbered datagrams,
+# or receive them until 1 s of silence and print the numbers as JSON.
+UDP_SEND = """
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for k in range(int(sys.argv[2])):
+    s.sendto(k.to_bytes(4, "big"), (sys.argv[1], 9000))
+    time.sleep(0.002)
+"""
+UDP_RECV = """
+import json, socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 9000))
+s.settimeout(5)
+got = []
+try:
+    while True:
+        got.append(int.from_bytes(s.recv(64)[:4], "big"))
+        s.settimeout(1)
+except socket.timeout:
+    pass
+print(json.dumps(got))
+"""
+
+
+@unittest.skipUnless(os.environ.get("WLANFAIR_TESTBED_LIVE") == "1" and os.geteuid() == 0,
+                     "set WLANFAIR_TESTBED_LIVE=1 (root) for a live run")
+class LossLive(unittest.TestCase):
+    """Lossy stations on the kernel: a station's frames, both ways, are
+    lost after the medium exactly where the seeded generator says, and
+    nobody else's."""
+
+    N = 300
+
+    def transfer(self, src_ns, dst_ns, dst_ip):
+        recv = subprocess.Popen(["ip", "netns", "exec", dst_ns, sys.executable, "-c", UDP_RECV],
+                                stdout=subprocess.PIPE, text=True)
+        try:
+            time.sleep(0.3)
+            subprocess.run(["ip", "netns", "exec", src_ns, sys.executable, "-c", UDP_SEND,
+                            dst_ip, str(self.N)], check=True, timeout=30)
+            out, _ = recv.communicate(timeout=30)
+        finally:
+            recv.kill()
+        got = set(json.loads(out))
+        return [k not in got for k in range(self.N)]
+
+    def matches(self, lost, reference):
+        """The offset into the generator's sequence where `lost` is found
+        (a few frames of the station's own, an IGMP report, may come
+        first), or None."""
+        for off in range(0, 9):
+            if reference[off:off + len(lost)] == lost:
+                return off
+        return None
+
+    def test_seeded_loss_both_ways(self):
+        p, seed = 0.2, 7
+        cfg = testbed.Config(up=2, down=0, duration=2, loss={1: p}, loss_seed=seed,
+                             prefix=f"wftl{os.getpid()}-", iperf3_flows=False)
+        reference = testbed_bpf.lost_frames(seed, 0, p, 3 * self.N)
+        with testbed.Testbed(cfg) as tb:
+            down = self.transfer(tb.srv, tb.sta[0], tb.sta_ip(1))
+            other = self.transfer(tb.srv, tb.sta[1], tb.sta_ip(2))
+            up = self.transfer(tb.sta[0], tb.srv, testbed.SRV_IP)
+        self.assertEqual(testbed.list_namespaces(cfg.prefix), [])
+        print(f"\nlost of {self.N}: station 1 down {sum(down)}, up {sum(up)}; "
+              f"station 2 down {sum(other)}")
+        self.assertEqual(sum(other), 0)
+        off_down = self.matches(down, reference)
+        self.assertIsNotNone(off_down, "downstream losses are not the generator's")
+        rest = reference[off_down + self.N:]
+        self.assertIsNotNone(self.matches(up, rest), "upstream losses are not the generator's")
+        # 0.2 of 300 frames, each way: the generator's own count.
+        self.assertGreater(sum(down), 30)
+        self.assertGreater(sum(up), 30)
+
+    def test_other_seed_other_losses(self):
+        self.assertNotEqual(testbed_bpf.lost_frames(7, 0, 0.2, 100),
+                            testbed_bpf.lost_frames(8, 0, 0.2, 100))
+        self.assertNotEqual(testbed_bpf.lost_frames(7, 0, 0.2, 100),
+                            testbed_bpf.lost_frames(7, 1, 0.2, 100))
 
 
 @unittest.skipUnless(os.environ.get("WLANFAIR_TESTBED_LIVE") == "1" and os.geteuid() == 0,

@@ -63,6 +63,36 @@ class Figures(unittest.TestCase):
                              {"up": 20.0, "down": 10.0}, capacity=30.0, steady=2)
         self.assertAlmostEqual(f[0]["bound_bps"], 2 / (1 / 20 + 1 / 10))
 
+    def test_limited_elsewhere(self):
+        """A lossy station below the others counts in no Jain, and the bound
+        gives the others the air it left; above them it counts."""
+        self.assertEqual(ta.maxmin_members({1: 1.0, 2: 4.0, 3: 4.0}, {1}), [2, 3])
+        self.assertEqual(ta.maxmin_members({1: 5.0, 2: 4.0, 3: 4.0}, {1}), [1, 2, 3])
+        self.assertEqual(ta.maxmin_members({1: 1.0}, {1}), [1])
+        flows = [ta.FlowSpec(1, "up", 0, 4), ta.FlowSpec(2, "up", 0, 4),
+                 ta.FlowSpec(3, "up", 0, 4)]
+        g = {1: [2.0, 2.0, 1.0, 1.0], 2: [5.0, 5.0, 4.0, 4.0], 3: [3.0, 3.0, 4.0, 4.0]}
+        j = ta.jain_per_second(g, flows, 4, limited={1})
+        self.assertAlmostEqual(j[0], ta.jain([5.0, 3.0]))
+        self.assertEqual(j[2:], [1.0, 1.0])
+        # Near stations (C 20): station 1 at 1 uses 1/20 of the air, the two
+        # others share 19/20: 9.5 each.
+        f = ta.phase_figures(run_of(flows, 4, g), {}, {"up": 20.0}, capacity=30.0, steady=2,
+                             limited={1})
+        p = f[0]
+        self.assertAlmostEqual(p["jain_steady"], 1.0)
+        self.assertAlmostEqual(p["jain_of_means"], 1.0)
+        self.assertEqual(p["converge_s"], 2)
+        self.assertAlmostEqual(p["bound_bps"], 1.0 + 2 * (19 / 20) / (2 / 20))
+        self.assertAlmostEqual(p["held_at_limited_bps"], 3.0)
+        self.assertAlmostEqual(p["total_vs_held"], 9.0 / 3.0)
+        self.assertEqual(p["limited_bps"], {"1": 1.0})
+        # Without the lossy station named, the same run is unfair.
+        p = ta.phase_figures(run_of(flows, 4, g), {}, {"up": 20.0}, capacity=30.0,
+                             steady=2)[0]
+        self.assertAlmostEqual(p["jain_steady"], ta.jain([1.0, 4.0, 4.0]))
+        self.assertNotIn("limited_bps", p)
+
     def test_status_series(self):
         rounds = [{"t": 1.1, "jain": 0.5, "stations": {1: {"up": 7.0, "down": 1.0}}},
                   {"t": 2.05, "jain": 0.9, "stations": {1: {"up": 8.0, "down": 1.0}}}]

@@ -102,6 +102,25 @@ of transmit opportunities, so a near and a far uploader would get about the
 same throughput (the anomaly again); this model, like airtime fairness,
 lets the near one win. IPv4 only, like the testbed.
 
+Lossy stations (--loss STA:P)
+-----------------------------
+A station whose frames are lost after the MAC's last retry: a share P of
+its frames, both ways (data and ACKs), takes its airtime and is lost. A tc
+BPF program on `air` (clsact egress, ahead of the far stations' pad) draws
+for every frame from or to the station the next number of a xorshift32
+sequence seeded from --loss-seed and the station's place, its state in an
+array map, and marks the frames to lose (skb->mark); they cross the medium
+like any other, and a second program on the station's bridge port (clsact
+egress, after trim, ahead of the redirect) drops the marked ones as they
+come back from the medium towards the station; upstream, where a frame
+back from the medium skips the port's ingress classification, a
+blackhole rule for the mark in the AP's routing drops them (frames from a
+lossy station to another station, bridged, not routed, are not lost). The same seed and the same frames
+give the same losses (the testbed's tests count them against the same
+generator in Python); TCP's timing still varies from run to run, so the
+frames, and with them the losses, do too. Frames going into the medium
+never carry the mark: crossing into the AP's namespace clears it.
+
 Airtime per frame (the size table)
 ----------------------------------
 An 802.11 frame costs a fixed time besides its bytes; without it a 66-byte
@@ -127,7 +146,8 @@ C * 2*1448/(2*2664 + 1216) * 2664/1514 = 0.78 C (23.4 Mbit/s).
 What it leaves out (this kernel has no netem, prio or fq)
 ---------------------------------------------------------
 - no propagation delay: RTTs are queueing delay plus microseconds;
-- no random radio loss, no MAC retries, no rate adaptation;
+- no random radio loss unless asked for (--loss, below), no MAC retries,
+  no rate adaptation;
 - no collisions, no backoff randomness: HTB serves contenders in a fixed
   round robin, so DCF's short-term unfairness (and capture) is absent;
 - HTB shares bytes (airtime, thanks to the overhead), DCF shares transmit
@@ -173,6 +193,7 @@ from typing import Dict, List, Optional
 
 from testbed_results import parse_ss, read_intervals, rebin, write_outputs
 from testbed_sockdiag import RecvSampler
+import testbed_bpf  # noqa: E402  (its LOSS_MARK)
 
 SRV_IP = "10.0.0.1"
 AP_WIRED_IP = "10.0.0.2"
@@ -189,6 +210,9 @@ GRACE_S = 15.0             # time allowed after the run for iperf3 to finish
 # a margin (bpf_skb_change_tail stops at SKB_MAX_ALLOC, ~16 kB with 4 KiB
 # pages: 15 900 bytes grew, 16 166 did not, on 6.18).
 MAX_PADDED_FRAME = 15800
+# Lossy stations: at most half their frames lost (beyond that TCP hardly
+# moves, and a cell with such a station is not a question of fairness).
+MAX_LOSS = 0.5
 # The DS field of the voice access category in the model: precedence 6 and
 # 7 (CS6, CS7), which cfg80211_classify8021d maps to AC_VO on every kernel
 # (EF is video before 6.8; docs/reporter.md).
@@ -244,25 +268,47 @@ def parse_mix(text: str):
     return up, down
 
 
+def _per_station(text: str, what: str, example: str, value: str) -> Dict[int, str]:
+    """'STA:VALUE[,STA:VALUE...]' -> {STA: VALUE text}: the stations
+    counted from 1, each once, each value matching the `value` regex."""
+    out: Dict[int, str] = {}
+    for part in text.split(","):
+        m = re.fullmatch(r"\s*([0-9]+)\s*:\s*(" + value + r")\s*", part)
+        if not m:
+            raise UsageError(f"bad {what} '{part}' in '{text}' (want {example})")
+        sta = int(m.group(1))
+        if sta in out:
+            raise UsageError(f"station {sta} given twice in '{text}'")
+        if sta < 1:
+            raise UsageError(f"bad station number {sta} (stations count from 1)")
+        out[sta] = m.group(2)
+    return out
+
+
 def parse_far(text: str) -> Dict[int, float]:
     """'2:4' or '2:4,5:2.5' -> {2: 4.0, 5: 2.5}: station 2's frames cost 4
     times the airtime of a near station's (its PHY rate is a quarter)."""
     far: Dict[int, float] = {}
-    for part in text.split(","):
-        m = re.fullmatch(r"\s*([0-9]+)\s*:\s*([0-9]+(?:\.[0-9]+)?)\s*", part)
-        if not m:
-            raise UsageError(f"bad far station '{part}' in '{text}' (want STATION:COST, "
-                             "e.g. 2:4)")
-        sta, k = int(m.group(1)), float(m.group(2))
-        if sta in far:
-            raise UsageError(f"station {sta} given twice in '{text}'")
-        if sta < 1:
-            raise UsageError(f"bad station number {sta} (stations count from 1)")
-        if k < 1:
-            raise UsageError(f"airtime cost {m.group(2)} of station {sta} is below 1 "
+    for sta, v in _per_station(text, "far station", "STATION:COST, e.g. 2:4",
+                               r"[0-9]+(?:\.[0-9]+)?").items():
+        if float(v) < 1:
+            raise UsageError(f"airtime cost {v} of station {sta} is below 1 "
                              "(1: a near station)")
-        far[sta] = k
+        far[sta] = float(v)
     return far
+
+
+def parse_loss(text: str) -> Dict[int, float]:
+    """'2:0.05' or '2:0.05,5:0.1' -> {2: 0.05, 5: 0.1}: of station 2's frames,
+    both ways, 5 % are lost after the medium."""
+    loss: Dict[int, float] = {}
+    for sta, v in _per_station(text, "lossy station", "STATION:P, e.g. 2:0.05",
+                               r"[0-9]*\.?[0-9]+").items():
+        if not 0 < float(v) <= MAX_LOSS:
+            raise UsageError(f"loss {v} of station {sta} out of range "
+                             f"(above 0, at most {MAX_LOSS:g})")
+        loss[sta] = float(v)
+    return loss
 
 
 # Station queue regimes and their default station FIFO (packets).
@@ -303,6 +349,10 @@ class Config:
     gro: bool = False                 # GRO on the receivers' veths
     # station -> airtime cost of its frames relative to a near station's
     far: Dict[int, float] = field(default_factory=dict)
+    # station -> share of its frames (both ways) lost after the medium, and
+    # the seed of the losses (testbed_bpf.py lose)
+    loss: Dict[int, float] = field(default_factory=dict)
+    loss_seed: int = 1
     prefix: str = field(default_factory=lambda: f"wft{os.getpid()}-")
     out_dir: str = "/tmp/wlanfair-testbed"
     name: Optional[str] = None        # output file stem
@@ -379,6 +429,15 @@ class Config:
             raise UsageError(f"bad congestion control name '{self.cc}'")
         if self.name is not None and not re.fullmatch(r"[A-Za-z0-9_.+-]{1,100}", self.name):
             raise UsageError(f"bad run name '{self.name}'")
+        for sta, p in self.loss.items():
+            if not 1 <= sta <= self.stations:
+                raise UsageError(f"lossy station {sta} is not one of the {self.stations} "
+                                 "stations")
+            if not 0 < p <= MAX_LOSS:
+                raise UsageError(f"lossy station {sta}: loss {p:g} out of range (above 0, "
+                                 f"at most {MAX_LOSS:g})")
+        if not 0 <= self.loss_seed < 1 << 32:
+            raise UsageError(f"loss seed {self.loss_seed} out of range (0 to 2^32 - 1)")
         for sta, k in self.far.items():
             if not 1 <= sta <= self.stations:
                 raise UsageError(f"far station {sta} is not one of the {self.stations} "
@@ -551,15 +610,16 @@ def medium_commands(cfg: Config) -> List[str]:
     # qdisc (the AP's queueing, where wlanfair-apd shapes) and the bridge.
     # Frames coming back from `air` skip the redirect's action once (ifb
     # sets tc_skip_classify); prio 1 is left for a far station's trim
-    # program, which must run ahead of the redirect.
+    # program and prio 2 for a lossy one's drop, which must run ahead of
+    # the redirect.
     redirect = ("protocol all prio 10 u32 match u32 0 0 "
                 "action mirred egress redirect dev air")
     for i in range(1, n + 1):
         lines += [f"qdisc add dev p{i} clsact",
                   f"filter add dev p{i} ingress {redirect}",
                   f"filter add dev p{i} egress {redirect}"]
-    if cfg.padded_stations:
-        lines.append("qdisc add dev air clsact")   # for the pad program
+    if cfg.padded_stations or cfg.loss:
+        lines.append("qdisc add dev air clsact")   # for the pad and lose programs
     return lines
 
 
@@ -696,6 +756,9 @@ class Testbed:
             sh(nsexec(srv, ["ethtool", "-K", "eth0", "gro", gro]))
         self._setup_medium()
         self.check_connectivity()
+        # After the check: a handshake that lost its SYN twice would fail
+        # it; and the generator starts with the run's own frames.
+        self._setup_loss()
 
     def _setup_medium(self) -> None:
         sh(["tc", "-n", self.ap, "-batch", "-"],
@@ -720,6 +783,26 @@ class Testbed:
                             "--overhead", str(cfg.overhead)]))
         for i in far:
             sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "trim", f"p{i}"]))
+
+    def _setup_loss(self) -> None:
+        """Lossy stations: a seeded share of their frames, both ways, is lost
+        after the medium, as after the MAC's last retry: the frame took its
+        airtime (it crossed `air`, marked there) and is dropped on the
+        station's bridge port on its way out of the medium (testbed_bpf.py
+        lose and drop)."""
+        cfg = self.cfg
+        if not cfg.loss:
+            return
+        specs = [f"{self.sta_ip(i)}={p!r}" for i, p in sorted(cfg.loss.items())]
+        sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "lose", "air",
+                            "--seed", str(cfg.loss_seed), *specs]))
+        for i in sorted(cfg.loss):
+            sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "drop", f"p{i}"]))
+        # Upstream, a frame back from the medium skips the port's ingress
+        # classification (testbed_bpf.py): the AP's routing drops it, before
+        # it reaches the server or the AP's own sockets.
+        sh(["ip", "-n", self.ap, "rule", "add", "fwmark", hex(testbed_bpf.LOSS_MARK),
+            "priority", "100", "blackhole"])
 
     def check_connectivity(self) -> None:
         """Each station reaches srv through the medium: a TCP connection to a
@@ -1073,6 +1156,7 @@ def params_of(cfg: Config) -> dict:
              share_rate_bps=round(cfg.htb_rate / (cfg.stations + 1)),
              frame_cost_bytes=cfg.frame_cost, quantum_bytes=cfg.quantum,
              far={str(k): v for k, v in sorted(cfg.far.items())},
+             loss={str(k): v for k, v in sorted(cfg.loss.items())},
              netns_default_cc=read_sysctl("net/ipv4/tcp_congestion_control"))
     return p
 

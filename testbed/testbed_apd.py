@@ -40,6 +40,16 @@ The figures (pure functions, no root: `phase_figures`):
   fills the airtime when sum_i x c_i / C_dir(i) = 1, so
   bound = n / sum_i (c_i / C_dir(i)); with one direction that is
   n C_near / sum c_i.
+- Stations limited elsewhere (`limited`: a lossy station of the testbed,
+  whose TCP cannot use its share): max-min gives the air such a station
+  leaves to the others, so it is left out of a second's Jain when it
+  carried less than the others' mean that second (above that mean it took
+  more than its share, and counts), and of the Jain of the means likewise.
+  The bound becomes the max-min one: the limited stations at what they
+  carried (steady means), the others sharing the rest of the airtime
+  equally, `x_L + (n - L) (1 - sum_L x_L c_L / C_dir(L)) / sum_others c_i /
+  C_dir(i)`; beside it `held_at_limited_bps`, the total with every station
+  held at the (lowest) limited station's rate, which the cell must beat.
 """
 import json
 import math
@@ -51,7 +61,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import AbstractSet, Dict, List, Optional
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.realpath(__file__))
@@ -436,18 +446,46 @@ def phases_of(flows: List[FlowSpec], seconds: int):
     return out
 
 
+def maxmin_members(x: Dict[int, float], limited: AbstractSet[int] = frozenset()) -> List[int]:
+    """The stations of x that max-min fairness gives the same share: every
+    one but a station limited elsewhere that carried less than the mean of
+    the others (the air it left is theirs)."""
+    others = [i for i in x if i not in limited]
+    if not others:
+        return sorted(x)
+    mean = sum(x[i] for i in others) / len(others)
+    return sorted(others + [i for i in x if i in limited and x[i] > mean])
+
+
 def jain_per_second(goodput: Dict[int, List[float]], flows: List[FlowSpec], seconds: int,
-                    smooth: int = 1) -> List[Optional[float]]:
-    """Jain per second over the stations active in that second's phase;
-    smooth > 1: of the moving means of the last `smooth` seconds (within
-    the phase)."""
+                    smooth: int = 1, limited: AbstractSet[int] = frozenset()
+                    ) -> List[Optional[float]]:
+    """Jain per second over the stations active in that second's phase
+    (limited stations as maxmin_members says); smooth > 1: of the moving
+    means of the last `smooth` seconds (within the phase)."""
     out: List[Optional[float]] = [None] * seconds
     for a, z, act in phases_of(flows, seconds):
         for k in range(a, z):
             lo = max(a, k - smooth + 1)
-            xs = [sum(goodput[i][lo:k + 1]) / (k + 1 - lo) for i in act]
+            x = {i: sum(goodput[i][lo:k + 1]) / (k + 1 - lo) for i in act}
+            xs = [x[i] for i in maxmin_members(x, limited)]
             out[k] = jain(xs) if xs else None
     return out
+
+
+def maxmin_bound(means: Dict[int, float], limited: AbstractSet[int], costs: Dict[int, float],
+                 c_near: Dict[str, float], dirs: Dict[int, str]) -> Optional[float]:
+    """The best total at max-min fairness with the limited stations at what
+    they carried: the others share the airtime left equally."""
+    lim = [i for i in means if i in limited]
+    others = [i for i in means if i not in limited]
+    left = 1.0 - sum(means[i] * costs.get(i, 1.0) / c_near[dirs[i]] for i in lim)
+    inv = sum(costs.get(i, 1.0) / c_near[dirs[i]] for i in others)
+    if not others:
+        return sum(means.values())
+    if inv <= 0:
+        return None
+    return sum(means[i] for i in lim) + len(others) * max(left, 0.0) / inv
 
 
 def time_to(per_s: List[Optional[float]], a: int, z: int, target: float) -> Optional[int]:
@@ -462,10 +500,11 @@ def time_to(per_s: List[Optional[float]], a: int, z: int, target: float) -> Opti
 
 def phase_figures(run: Run, costs: Dict[int, float], c_near: Dict[str, float],
                   capacity: float, steady: int, target: float = 0.97,
-                  ctl: Optional[str] = None) -> List[dict]:
+                  ctl: Optional[str] = None,
+                  limited: AbstractSet[int] = frozenset()) -> List[dict]:
     """The figures of every phase of a run (see the module docstring)."""
-    per1 = jain_per_second(run.goodput, run.flows, run.seconds)
-    per5 = jain_per_second(run.goodput, run.flows, run.seconds, smooth=5)
+    per1 = jain_per_second(run.goodput, run.flows, run.seconds, limited=limited)
+    per5 = jain_per_second(run.goodput, run.flows, run.seconds, smooth=5, limited=limited)
     dirs = {f.station: f.direction for f in run.flows}
     out = []
     for a, z, act in phases_of(run.flows, run.seconds):
@@ -476,6 +515,14 @@ def phase_figures(run: Run, costs: Dict[int, float], c_near: Dict[str, float],
         inv = sum(costs.get(i, 1.0) / c_near[dirs[i]] for i in act)
         bound = len(act) / inv if inv > 0 else None
         total = sum(xs)
+        lim = {}
+        if any(i in limited for i in act):
+            fair["jain"] = jain([means[i] for i in maxmin_members(means, limited)])
+            bound = maxmin_bound(means, limited, costs, c_near, dirs)
+            low = min(means[i] for i in act if i in limited)
+            lim = {"limited_bps": {str(i): means[i] for i in act if i in limited},
+                   "held_at_limited_bps": len(act) * low,
+                   "total_vs_held": total / (len(act) * low) if low > 0 else None}
         rounds = [r for r in run.rounds if lo <= r["t"] - 0.5 < z]
         sj = [r["jain"] for r in rounds if r.get("jain") is not None]
         last = rounds[-1] if rounds else None
@@ -500,6 +547,7 @@ def phase_figures(run: Run, costs: Dict[int, float], c_near: Dict[str, float],
                                    if (s.get("setting") or {}).get("limited")}),
                 "last_round": last,
             },
+            **lim,
         })
     return out
 

@@ -16,8 +16,12 @@
  * station the caps free airtime for takes it within a TCP ramp, and the
  * next round's level is the same (U_max does not depend on who used the
  * air), so the caps settle after one or two rounds with no integrator to
- * wind up. Changes per round are bounded (a cap at most halves the
- * station's rate; a delay moves at most MAX_DELAY_STEP_US). Docs:
+ * wind up. A station with demand that stays below its share while its
+ * air is idle is limited elsewhere (loss, its own TCP): it is counted at
+ * what it carries plus headroom, like a satisfied one, so that the air it
+ * cannot use goes to the others (work-conserving max-min). Changes per
+ * round are bounded (a cap at most halves the station's rate; a delay
+ * moves at most MAX_DELAY_STEP_US). Docs:
  * docs/ap-controller.md, "The default controller". */
 #include "config.h"
 
@@ -37,8 +41,15 @@
 #define DEFAULT_RTT_S 0.02
 #define WINDOW_NO_COSTS 3         /* ... where no station's cost is known */
 #define PRESSING 0.80              /* x / cap above: the cap holds it */
+#define SQUEEZED 0.90             /* a held station below this x its cap ... */
+#define GOT_CAP 0.95              /* ... while another got this x its own */
 #define RAMP_GROWTH 1.10          /* used above this x the window's max: ramping */
 #define AUTO_FLOOR_SHARE 0.5      /* floor=auto: down to this x the share */
+#define LIMITED_ROUNDS 5          /* rounds below its share, nobody above theirs */
+#define LIMITED_AVG 0.1           /* a limited station's mean: EWMA gain a round */
+#define LIMITED_HEADROOM 0.25     /* ... it is counted at that mean x (1 + this) */
+#define LIMITED_EXIT 1.20         /* ... has demand again above that mean x this */
+#define LIMITED_EXIT_ROUNDS 3     /* ... rounds in a row (its noise does it once or twice) */
 
 typedef struct {
   double  cap_bps;          /* 0: none */
@@ -48,6 +59,12 @@ typedef struct {
   gboolean satisfied;
   double  satisfied_x;      /* what it used when found satisfied */
   guint   still_rounds;     /* rounds in a row it looked satisfied */
+  gboolean limited;         /* demand, but limited elsewhere */
+  guint   below_rounds;     /* rounds in a row it could have used more */
+  guint   above_rounds;     /* limited: rounds in a row above its mean */
+  double  limited_mean;     /* limited: what it carries, EWMA */
+  double  recent[LIMITED_ROUNDS]; /* its goodput, the last rounds (ring) */
+  guint   recent_next;
 } Sta;
 
 typedef struct {
@@ -117,6 +134,60 @@ delay_step (const WfApdControlParams *prm, const WfApdStation *s, Sta *st,
   return (guint32) lround (d);
 }
 
+/* What it used in the last LIMITED_ROUNDS rounds, on average. */
+static double
+recent_mean (const Sta *st)
+{
+  double m = 0;
+
+  for (guint k = 0; k < LIMITED_ROUNDS; k++)
+    m += st->recent[k];
+  return m / LIMITED_ROUNDS;
+}
+
+/* Whether a station with demand is limited elsewhere: its frames lost
+ * after the MAC's retries, its TCP backing off, a sender that cannot
+ * keep up. Below its share for LIMITED_ROUNDS rounds in a row while at
+ * least half the air it left unused was idle (`spare`; where the others
+ * used it, the air it lacks is someone's, and caps are what it needs)
+ * and no station took more than its own share (`overtaken`), and not
+ * pressing a cap.
+ * A limited station is counted at a slow mean of what it carries plus
+ * headroom (its noise, and room to show it can do more): the others'
+ * caps follow the mean, not the noise. It has demand again when it
+ * reaches its share, computed with it limited (the others' level:
+ * higher), or when it carries more than its headroom's worth above the
+ * mean (x LIMITED_EXIT, LIMITED_EXIT_ROUNDS rounds in a row): its loss is
+ * gone and it takes the headroom. A third round of that is not noise. */
+static gboolean
+limited_elsewhere (Sta *st, double x, double share, gboolean spare, gboolean overtaken)
+{
+  if (share <= 0)
+    {
+      st->below_rounds = 0;
+      return FALSE;
+    }
+  if (st->limited)
+    {
+      st->above_rounds = x > LIMITED_EXIT * st->limited_mean ? st->above_rounds + 1 : 0;
+      st->limited_mean += LIMITED_AVG * (x - st->limited_mean);
+      if (x < (1 - 2 * MARGIN) * share && st->above_rounds < LIMITED_EXIT_ROUNDS)
+        return TRUE;
+      st->below_rounds = st->above_rounds = 0;
+      return FALSE;
+    }
+  if (spare && !overtaken && x < (1 - 2 * MARGIN) * share &&
+      (st->cap_bps <= 0 || x < 0.7 * st->cap_bps))
+    st->below_rounds++;
+  else
+    st->below_rounds = 0;
+  if (st->below_rounds < LIMITED_ROUNDS)
+    return FALSE;
+  st->limited_mean = recent_mean (st);
+  st->above_rounds = 0;
+  return TRUE;
+}
+
 static void
 share_step (WfApdController *c, const WfApdStation *stations, guint n,
             gint64 now_us, WfApdDecision *out, WfApdRound *round)
@@ -181,20 +252,43 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
    * satisfied: the caps, not the air, set what the cell used, so this
    * round says nothing of the air's capacity. Recording it would let
    * U_max, and with it every cap, ratchet down on noise (measured: two
-   * held downloads ending at 0.63 of what the cell carries). */
+   * held downloads ending at 0.63 of what the cell carries). A station
+   * that may be limited elsewhere (below its share with its air idle: it
+   * is being watched) is not one the air holds back either: while it is
+   * watched, the window must not forget the cell's capacity (it would, in
+   * the LIMITED_ROUNDS it takes, and every station would end held at the
+   * limited one's rate). Where no station's cost is known, airtime is
+   * counted in bits, which fall as a slow station takes more of the air:
+   * no idle air can be told, and nobody is limited. */
+  double idle = n_known > 0 && prev_max > 0 ? MAX (prev_max - used, 0) : 0;
   gboolean caps_bind = n_active >= 2;
-  guint n_held = 0;
+  guint n_held = 0, n_squeezed = 0, n_got = 0;
   for (guint i = 0; i < n && caps_bind; i++)
     {
       Sta *st = wf_apd_controller_sta (c, &stations[i]);
-      if (!active[i] || st->satisfied)
+      if (!active[i] || st->satisfied || st->limited || (idle > 0 && st->below_rounds > 0))
         continue;
       if (st->cap_bps > 0 && x[i] >= PRESSING * st->cap_bps)
-        n_held++;
+        {
+          n_held++;
+          n_squeezed += x[i] < SQUEEZED * st->cap_bps;
+          n_got += x[i] >= GOT_CAP * st->cap_bps;
+        }
       else
         caps_bind = FALSE;
     }
-  if (caps_bind && n_held > 0)
+  /* Held stations that do not get their caps while others get theirs:
+   * the caps ask for more air than there is (U_max is the most of noisy
+   * rounds; or the cell lost capacity), and whoever the MAC favours
+   * (an uploader, its own contender, against the AP's one queue for
+   * every download) takes it from the rest. The air set what the cell
+   * carried: this round's use is its capacity, the window forgotten. */
+  if (caps_bind && n_squeezed > 0 && n_got > 0)
+    {
+      caps_bind = FALSE;
+      p->n_used = 0;
+    }
+  else if (caps_bind && n_held > 0)
     used = MAX (used, prev_max);
   p->used[p->next] = used;
   p->next = (p->next + 1) % WINDOW;
@@ -212,8 +306,23 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
    * memory, the cell would cap the others, find the station satisfied,
    * lift the caps, find the cell saturated and cap again, round after
    * round. */
+  /* A station with demand above its share (by more than the margins)
+   * and no cap holding it there, or a cap still above it (coming down):
+   * the air another lacks may be the air it takes. (A station held at
+   * its share that reads above it for a second: the noise of its
+   * goodput.) */
+  gboolean overtaken = ramping || p->level <= 0;
+  for (guint i = 0; i < n && !overtaken; i++)
+    {
+      Sta *st = wf_apd_controller_sta (c, &stations[i]);
+      double share = p->level * shape[i];
+      if (active[i] && !st->satisfied && !st->limited && x[i] > (1 + 2 * MARGIN) * share &&
+          (st->cap_bps <= 0 || st->cap_bps > (1 + 2 * MARGIN) * share))
+        overtaken = TRUE;
+    }
+
   double sat_air = 0, dem_air = 0;
-  guint n_dem = 0;
+  guint n_dem = 0, n_limited = 0;
   for (guint i = 0; i < n; i++)
     {
       const WfApdStation *s = &stations[i];
@@ -221,12 +330,14 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
 
       if (!active[i])
         {
-          st->satisfied = FALSE;
-          st->still_rounds = 0;
+          st->satisfied = st->limited = FALSE;
+          st->still_rounds = st->below_rounds = 0;
+          memset (st->recent, 0, sizeof st->recent);
           st->last_x = x[i];
           out[i].why = "idle";
           continue;
         }
+      st->recent[st->recent_next++ % LIMITED_ROUNDS] = x[i];
       gboolean still = FALSE;
 
       if (s->waits_at_ap)
@@ -249,7 +360,7 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
         }
       else if (st->satisfied)
         st->satisfied = x[i] < SAT_EXIT_GROWTH * st->satisfied_x;
-      else if (!saturated && p->level > 0 &&
+      else if (!st->limited && !saturated && p->level > 0 &&
                x[i] < (1 - 2 * MARGIN) * p->level * shape[i] &&
                x[i] <= STILL_GROWTH * st->last_x &&
                (st->cap_bps <= 0 || x[i] < 0.7 * st->cap_bps))
@@ -264,11 +375,36 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
       /* In a row: any other round starts the count over. */
       if (!still || st->satisfied)
         st->still_rounds = 0;
-      demand[i] = !st->satisfied;
+      /* Only a station that says it wants more (its report), or whose
+       * frames wait at the AP, can be limited elsewhere: one that says
+       * nothing and stays below its share uses what it wants (the still
+       * rule above), and needs no one held to protect it. Waiting at the
+       * AP is no exception: frames lost after the retries are frames
+       * handed over and not delivered too; a starved download waits
+       * while others take its air (overtaken). */
+      gboolean wants = s->waits_at_ap || (s->reporting && s->trusted && s->wants_more);
+      if (st->satisfied || !wants)
+        {
+          st->limited = FALSE;
+          st->below_rounds = 0;
+        }
+      else
+        {
+          /* The air it left unused (at last round's level) was idle. */
+          double unused = MAX (p->level * shape[i] - x[i], 0) * cost[i];
+          gboolean spare = idle > 0 && idle >= 0.5 * unused;
+          st->limited = limited_elsewhere (st, x[i], p->level * shape[i], spare, overtaken);
+        }
+      demand[i] = !st->satisfied && !st->limited;
       if (demand[i])
         {
           dem_air += shape[i] * cost[i];
           n_dem++;
+        }
+      else if (st->limited)
+        {
+          sat_air += (1 + LIMITED_HEADROOM) * st->limited_mean * cost[i];
+          n_limited++;
         }
       else
         sat_air += x[i] * cost[i];
@@ -290,15 +426,20 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
       d->share_bps = demand[i] ? share : x[i];
       st->last_x = x[i];
 
-      if (!demand[i] || n_dem < 2)
+      /* A limited station is one to protect: the one station with demand
+       * beside it is held at what it leaves, or its queue at the AP would
+       * lengthen the limited one's RTT and take what its TCP can do. */
+      if (!demand[i] || n_dem + n_limited < 2)
         {
           /* Nobody to protect from it (or it is below its share by
            * itself): no limit at all. */
           st->cap_bps = 0;
           st->delay_us = 0;
           if (!d->why)
-            d->why = !active[i] ? "idle" : !demand[i] ? "uses less than its share"
-                                                      : "alone with demand";
+            d->why = !active[i] ? "idle"
+                     : st->limited ? "limited elsewhere: below its share with air to spare"
+                     : !demand[i] ? "uses less than its share"
+                                  : "alone with demand";
           continue;
         }
 

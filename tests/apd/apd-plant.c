@@ -19,6 +19,7 @@ typedef struct {
   guint32  delay_us;
   guint16  weight;
   int      signal;
+  double   limit, limit_noise;  /* limited elsewhere (0: not) */
 } Sta;
 
 struct _WfApdPlant {
@@ -106,6 +107,15 @@ wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm)
 }
 
 void
+wf_apd_plant_set_limit (WfApdPlant *p, guint i, double limit_bps, double noise)
+{
+  Sta *s = &g_array_index (p->sta, Sta, i);
+
+  s->limit = isfinite (limit_bps) ? limit_bps : 0;
+  s->limit_noise = noise;
+}
+
+void
 wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known)
 {
   p->costs_hidden = !known;
@@ -147,6 +157,9 @@ airtime (WfApdPlant *p, double *air)
 
       if (s->cap > 0)
         want = MIN (want, SHAPED * s->cap);
+      /* Its loss-limited window: the rate falls as the RTT grows. */
+      if (s->limit > 0)
+        want = MIN (want, s->limit * BASE_RTT_S / (BASE_RTT_S + s->delay_us / 1e6));
       need[i] = want / s->phy;
       pull[i] = p->mode == WF_APD_PLANT_PULL ? s->pull : 1.0;
       /* A longer RTT takes a smaller TCP share of a shared bottleneck. */
@@ -193,7 +206,8 @@ advance (WfApdPlant *p)
     {
       Sta *s = &g_array_index (p->sta, Sta, i);
       double target = air[i] * s->phy;
-      double noise = 1 + NOISE * (2 * g_rand_double (p->rand) - 1);
+      double amp = s->limit > 0 ? s->limit_noise : NOISE;
+      double noise = 1 + amp * (2 * g_rand_double (p->rand) - 1);
 
       s->x = MAX (0, (s->x + LAG * (target - s->x)) * noise);
     }
@@ -287,7 +301,7 @@ wf_apd_plant_jain (WfApdPlant *p)
   for (guint i = 0; i < p->sta->len; i++)
     {
       Sta *s = &g_array_index (p->sta, Sta, i);
-      if (!isfinite (s->demand))
+      if (!isfinite (s->demand) && s->limit <= 0)
         x[k++] = s->x;
     }
   /* The one Jain of the tree (src/metrics); 1 for fewer than two. */
@@ -328,10 +342,11 @@ wf_apd_plant_fair_bound (WfApdPlant *p)
   for (guint i = 0; i < p->sta->len; i++)
     {
       Sta *s = &g_array_index (p->sta, Sta, i);
-      if (isfinite (s->demand))
+      double want = s->limit > 0 ? MIN (s->demand, s->limit) : s->demand;
+      if (isfinite (want))
         {
-          air -= s->demand / s->phy;
-          fixed += s->demand;
+          air -= want / s->phy;
+          fixed += want;
         }
       else
         {

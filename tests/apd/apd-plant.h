@@ -25,6 +25,12 @@ void        wf_apd_plant_add_pull (WfApdPlant *p, double phy_bps, WfApdDir dir,
 void        wf_apd_plant_remove (WfApdPlant *p, guint i, guint8 mac_out[6]);
 void        wf_apd_plant_set_phy (WfApdPlant *p, guint i, double phy_bps);
 void        wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm);
+/* Limited elsewhere: station i's TCP cannot carry more than limit_bps at
+ * the cell's base RTT (its frames lost after the MAC's retries: the
+ * Mathis rate, lower as a delay lengthens its RTT), with +- noise
+ * (relative) per round; INFINITY lifts it. Such a station still wants
+ * more (its report says so), and counts in no Jain of the plant. */
+void        wf_apd_plant_set_limit (WfApdPlant *p, guint i, double limit_bps, double noise);
 /* FALSE: the AP cannot tell the stations' airtime costs (no PHY rates:
  * a bridge port in an emulation); the costs still hold in the cell. */
 void        wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known);
@@ -39,13 +45,15 @@ void        wf_apd_plant_settle (WfApdPlant *p);
 const WfApdStation *wf_apd_plant_measure (WfApdPlant *p);
 /* Takes the settings and advances one round. */
 void        wf_apd_plant_apply (WfApdPlant *p, const WfApdDecision *dec);
-/* Jain over the backlogged stations; their and everyone's total. */
+/* Jain over the backlogged stations not limited elsewhere; everyone's
+ * total. */
 double      wf_apd_plant_jain (WfApdPlant *p);
 double      wf_apd_plant_total (WfApdPlant *p);
 double      wf_apd_plant_rate (WfApdPlant *p, guint i);
 gboolean    wf_apd_plant_capped (WfApdPlant *p, guint i);
 /* The best total at equal throughput for the backlogged stations (the
- * others at their demand): N / sum of costs, in airtime. */
+ * others at their demand, a limited one at its limit): N / sum of costs,
+ * in airtime. */
 double      wf_apd_plant_fair_bound (WfApdPlant *p);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WfApdPlant, wf_apd_plant_free)
