@@ -815,6 +815,7 @@ PICTURES = {
     "scan-onoff": [("", scan_onoff, None)],
     "lab-traffic": [("", _elsewhere("wfplot_labtraffic", "lab_traffic"), None)],
     "scan-onoff-lab": [("", _elsewhere("wfplot_scanlab", "scan_onoff_lab"), None)],
+    "ns3-cell": [("", _elsewhere("wfplot_ns3", "ns3_cell"), None)],
 }
 
 

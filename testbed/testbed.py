@@ -324,6 +324,15 @@ def parse_loss(text: str) -> Dict[int, float]:
 STA_QUEUES = {"tsq": 100, "deep": 400}
 
 
+def parse_mcs(text: str) -> Dict[int, int]:
+    """'1:0,2:7' -> {1: 0, 2: 7}: each station's MCS in the ns-3 cell."""
+    return {sta: int(v) for sta, v in _per_station(text, "station MCS", "STATION:MCS, e.g. 1:0",
+                                                   r"[0-9]").items()}
+
+
+MEDIA = ("htb", "ns3")
+
+
 def parse_onoff(text: str) -> bool:
     if text in ("on", "1", "yes", "true"):
         return True
@@ -364,6 +373,17 @@ class Config:
     # says it is ready (testbed_apexec.py)
     ap_exec: Optional[str] = None
     ap_exec_ready: Optional[str] = None
+    # The medium: "htb" (the model above) or "ns3", an 802.11 cell that
+    # ns-3 simulates in real time (testbed_ns3.py): each station's MCS
+    # there (default 7), the standard, width, A-MPDU, the simulator's run
+    # number, and the program (default: found by testbed_ns3.find_program)
+    medium: str = "htb"
+    mcs: Dict[int, int] = field(default_factory=dict)
+    ns3_standard: str = "n"
+    ns3_width: int = 20
+    ampdu: bool = False
+    ns3_seed: int = 1
+    ns3_program: Optional[str] = None
 
     def __post_init__(self):
         if self.stations is None:
@@ -403,7 +423,37 @@ class Config:
         k = Fraction(self.far.get(station, 1.0)).limit_denominator(1000)
         return k - 1
 
+    def station_mcs(self) -> List[int]:
+        """Each station's MCS in the ns-3 cell, station 1 first."""
+        return [self.mcs.get(i, 7) for i in range(1, self.stations + 1)]
+
     def validate(self) -> None:
+        if self.medium not in MEDIA:
+            raise UsageError(f"bad medium '{self.medium}' (want " + " or ".join(MEDIA) + ")")
+        if self.medium == "ns3":
+            if self.far or self.loss:
+                raise UsageError("--far and --loss are the htb medium's; in the ns-3 cell "
+                                 "a station's MCS sets its cost (--mcs)")
+            if self.stations > 16:
+                raise UsageError("the ns-3 cell takes at most 16 stations")
+            top = 9 if self.ns3_standard == "ac" else 7
+            if self.ns3_standard not in ("n", "ac"):
+                raise UsageError(f"bad 802.11 standard '{self.ns3_standard}' (want n or ac)")
+            if self.ns3_width not in (20, 40) and not (self.ns3_width == 80 and
+                                                        self.ns3_standard == "ac"):
+                raise UsageError(f"bad channel width {self.ns3_width} (20 or 40 MHz, "
+                                 "80 with 802.11ac)")
+            if not 1 <= self.ns3_seed <= 1000000:
+                raise UsageError(f"ns-3 seed {self.ns3_seed} out of range (1 to 1000000)")
+            for sta, m in self.mcs.items():
+                if not 1 <= sta <= self.stations:
+                    raise UsageError(f"station {sta} (--mcs) is not one of the "
+                                     f"{self.stations} stations")
+                if not 0 <= m <= top:
+                    raise UsageError(f"MCS {m} of station {sta} does not exist in "
+                                     f"802.11{self.ns3_standard} (0 to {top})")
+        elif self.mcs or self.ampdu:
+            raise UsageError("--mcs and --ampdu are the ns-3 cell's (--medium ns3)")
         if self.ap_exec_ready and not self.ap_exec:
             raise UsageError("--ap-exec-ready without --ap-exec")
         if self.up < 0 or self.down < 0 or (self.up + self.down == 0 and self.iperf3_flows):
@@ -516,7 +566,7 @@ def read_sysctl(path: str) -> str:
 
 def ns_pattern(prefix: str) -> "re.Pattern":
     # Only our roles, so that a short prefix never matches someone else's netns.
-    return re.compile(re.escape(prefix) + r"(srv|ap|sta[0-9]+)")
+    return re.compile(re.escape(prefix) + r"(srv|ap|ns3|sta[0-9]+)")
 
 
 def list_namespaces(prefix: str) -> List[str]:
@@ -635,6 +685,9 @@ class Testbed:
         self.srv, self.ap = p + "srv", p + "ap"
         self.sta = [f"{p}sta{i}" for i in range(1, cfg.stations + 1)]
         self.partial: Optional[dict] = None  # results of an interrupted run
+        self.ns3ns = p + "ns3"
+        self.ns3 = None                      # testbed_ns3.Ns3Medium while it runs
+        self.ns3_result: Optional[dict] = None
 
     @staticmethod
     def sta_ip(i: int) -> str:          # i counts from 1
@@ -670,7 +723,18 @@ class Testbed:
         self.teardown()
 
     def teardown(self) -> List[str]:
+        self.stop_medium()
         return teardown(self.cfg.prefix)
+
+    def stop_medium(self) -> Optional[dict]:
+        """The ns-3 cell stopped (its account of real time read): what the
+        results record of it; None with the htb medium."""
+        if self.ns3 is not None:
+            import testbed_ns3
+            done = self.ns3.stop()
+            self.ns3_result = testbed_ns3.summary(self.ns3.ready, done)
+            self.ns3 = None
+        return self.ns3_result
 
     def setup(self) -> None:
         """Build the whole testbed; on any failure remove what was built."""
@@ -688,7 +752,7 @@ class Testbed:
 
     def _setup(self) -> None:
         cfg, ap, srv = self.cfg, self.ap, self.srv
-        for ns in [srv, ap] + self.sta:
+        for ns in [srv, ap] + self.sta + ([self.ns3ns] if cfg.medium == "ns3" else []):
             sh(["ip", "netns", "add", ns])
             # No IPv6: no router solicitations, DAD or MLD on the medium.
             sh(nsexec(ns, ["sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
@@ -715,10 +779,14 @@ class Testbed:
             "link set eth0 gso_max_segs 1 up",
             " ".join(["route add", WLAN_NET, "via", AP_WIRED_IP] + quick)]) + "\n")
 
-        # Wireless side: one veth per station, its AP end on the bridge.
+        # Wireless side: one veth per station, its AP end on the bridge (or
+        # the ns-3 cell's taps: a station's radio and its AP port).
+        if cfg.medium == "ns3":
+            self._start_ns3()
         for i, ns in enumerate(self.sta, 1):
-            sh(["ip", "-n", ap, "link", "add", f"p{i}", "type", "veth",
-                "peer", "name", "wlan0", "netns", ns])
+            if cfg.medium != "ns3":
+                sh(["ip", "-n", ap, "link", "add", f"p{i}", "type", "veth",
+                    "peer", "name", "wlan0", "netns", ns])
             sh(["ip", "-n", ap, "link", "set", f"p{i}", "gso_max_segs", "1",
                 "master", "br0", "up"])
             sh(["ip", "-n", ns, "-batch", "-"], input="\n".join([
@@ -760,7 +828,36 @@ class Testbed:
         # it; and the generator starts with the run's own frames.
         self._setup_loss()
 
+    def _start_ns3(self) -> None:
+        """The ns-3 cell's program, then its taps moved into place: station
+        i's as wlan0 with the simulated station's MAC, its port into the AP
+        namespace as p{i} (testbed_ns3.py)."""
+        import testbed_ns3
+        cfg = self.cfg
+        program = cfg.ns3_program or testbed_ns3.find_program()
+        if not program:
+            raise UsageError("the ns-3 medium needs wlanfair-ns3cell (built where libns3-dev "
+                             "is installed; WLANFAIR_NS3CELL names it)")
+        self.ns3 = testbed_ns3.Ns3Medium(
+            program, self.ns3ns, cfg.stations, cfg.station_mcs(), cfg.ns3_standard,
+            cfg.ns3_width, cfg.ampdu, cfg.ns3_seed,
+            os.path.join(cfg.out_dir, f"{cfg.prefix}ns3.log"))
+        os.makedirs(cfg.out_dir, exist_ok=True)
+        try:
+            self.ns3.start(lambda args: sh(args))
+        except testbed_ns3.Ns3Error as e:
+            raise TestbedError(str(e)) from None
+        for i, (ns, mac) in enumerate(zip(self.sta, self.ns3.station_macs()), 1):
+            sh(["ip", "-n", self.ns3ns, "link", "set", self.ns3.sta_tap(i), "netns", ns])
+            sh(["ip", "-n", ns, "link", "set", self.ns3.sta_tap(i), "name", "wlan0",
+                "address", mac, "mtu", "1500"])
+            sh(["ip", "-n", self.ns3ns, "link", "set", self.ns3.port_tap(i), "netns", self.ap])
+            sh(["ip", "-n", self.ap, "link", "set", self.ns3.port_tap(i), "name", f"p{i}",
+                "mtu", "1500"])
+
     def _setup_medium(self) -> None:
+        if self.cfg.medium == "ns3":
+            return
         sh(["tc", "-n", self.ap, "-batch", "-"],
            input="\n".join(medium_commands(self.cfg)) + "\n")
         self._setup_far()
@@ -810,12 +907,19 @@ class Testbed:
         code = ("import socket,sys\ntry: socket.create_connection(('%s',9),2)\n"
                 "except ConnectionRefusedError: sys.exit(0)\n"
                 "except OSError as e: sys.exit(str(e))\n" % SRV_IP)
-        procs = [(ns, subprocess.Popen(nsexec(ns, [sys.executable, "-c", code]),
-                                       stderr=subprocess.PIPE, text=True))
-                 for ns in self.sta]
-        # communicate() for every one: it also closes the pipe.
-        errs = [(ns, p.communicate()[1].strip(), p.returncode) for ns, p in procs]
-        bad = [f"{ns}: {err or rc}" for ns, err, rc in errs if rc != 0]
+        # In the ns-3 cell the stations associate first (beacons every
+        # 102.4 ms of simulated time): a few tries.
+        for attempt in range(5 if self.cfg.medium == "ns3" else 1):
+            procs = [(ns, subprocess.Popen(nsexec(ns, [sys.executable, "-c", code]),
+                                           stderr=subprocess.PIPE, text=True))
+                     for ns in self.sta]
+            # communicate() for every one: it also closes the pipe.
+            errs = [(ns, p.communicate()[1].strip(), p.returncode) for ns, p in procs]
+            bad = [f"{ns}: {err or rc}" for ns, err, rc in errs if rc != 0]
+            if not bad:
+                break
+            if self.cfg.medium == "ns3":
+                time.sleep(1)
         if bad:
             raise TestbedError("no connectivity through the medium: " + "; ".join(bad))
 
@@ -826,6 +930,8 @@ class Testbed:
         throttled the class) of its HTB class, dropped and backlog of its
         FIFOs, and its voice leaf's share ("voice"). Byte counts include the
         emulated per-frame overhead (and a far station's extra airtime)."""
+        if self.cfg.medium == "ns3":
+            return {}   # no HTB: the cell's counters are ns-3's (testbed_ns3.py)
         qd = json.loads(sh(["tc", "-n", self.ap, "-s", "-j", "qdisc", "show",
                             "dev", "air"]).stdout)
         # iproute2 6.1 prints HTB classes as text even with -j.
@@ -1187,6 +1293,8 @@ def run(cfg: Config, log=print) -> dict:
                 raise UsageError(str(e)) from None
         log(f"running {cfg.mix} for {cfg.duration} s ...")
         results = run_traffic(tb, base + ".raw")
+        if cfg.medium == "ns3":
+            results["ns3"] = tb.stop_medium()
         params = params_of(cfg)
         if ap_exec:
             if not ap_exec.alive():

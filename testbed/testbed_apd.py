@@ -223,7 +223,10 @@ class Cell:
 
     def port_rates(self) -> str:
         """port-rates= for the daemon: what nl80211 would give a real AP,
-        capacity for a near port, capacity / K for a far one."""
+        capacity for a near port, capacity / K for a far one; in the ns-3
+        cell, the PHY rate of each station's MCS."""
+        if self.cfg.medium == "ns3" and self.tb.ns3 is not None:
+            return ",".join("p%d=%d" % (i, r) for i, r in enumerate(self.tb.ns3.phy_rates(), 1))
         return ",".join("p%d=%d" % (i, round(self.cfg.capacity / self.cfg.far.get(i, 1.0)))
                         for i in range(1, self.cfg.stations + 1))
 

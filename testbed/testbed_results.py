@@ -134,6 +134,9 @@ def write_outputs(params: dict, results: dict, base: str) -> dict:
         "sampler_error": results.get("sampler_error"),
         "files": {"csv": base + ".csv", "json": base + ".json", "raw": base + ".raw"},
     }
+    if results.get("ns3") is not None:
+        # the ns-3 cell: its stations' MCS and rates, the simulator's lag
+        summary["ns3"] = results["ns3"]
     with open(base + ".json", "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
