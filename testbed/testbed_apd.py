@@ -118,6 +118,12 @@ class Run:
     # unless the Config names one (a kernel built with BBR as its default
     # gives BBR senders otherwise).
     sender_ccs: List[str] = field(default_factory=list)
+    # The same flows as iperf3's receiver counted them (its 1-s intervals,
+    # rebinned), and as the stations' reporters reported them to the AP
+    # (the rounds' report_up/report_down, binned as status_goodput): what
+    # a benchmark compares the reporter against.
+    iperf_goodput: Dict[int, List[float]] = field(default_factory=dict)
+    report_goodput: Dict[int, List[Optional[float]]] = field(default_factory=dict)
 
 
 class Cell:
@@ -362,6 +368,7 @@ class Cell:
         if sampler_error:
             errors.append(sampler_error)
         sender_ccs = set()
+        iperf: Dict[int, List[float]] = {}
         for s in specs:
             f = s["flow"]
             recv = "server" if f.direction == "up" else "client"
@@ -372,27 +379,29 @@ class Cell:
                 sender_ccs.add(end["sender_tcp_congestion"])
             if err:
                 errors.append("iperf3 %s of station %d at %g s: %s" % (recv, f.station, f.start, err))
-            if sampled:
-                bins = sampler.bins(s["stem"], seconds)
-            elif s["launched"] is not None:
+            ibins = [0.0] * seconds
+            if s["launched"] is not None:
                 late = connect_delay(s["stem"] + ".client.json", s["launched_wall"])
-                if late:
+                if late and not sampled:
                     errors.append("iperf3 client of station %d connected %.1f s after its launch "
                                   "(its series moved by that)" % (f.station, late))
-                bins = rebin(ivs, s["launched"] + late, seconds)
-            else:
-                bins = [0.0] * seconds
+                ibins = rebin(ivs, s["launched"] + late, seconds)
+            bins = sampler.bins(s["stem"], seconds) if sampled else ibins
+            iacc = iperf.setdefault(f.station, [0.0] * seconds)
+            for k, b in enumerate(ibins):
+                iacc[k] += b * 8
             acc = goodput.setdefault(f.station, [0.0] * seconds)
             for k, b in enumerate(bins):
                 acc[k] += b * 8
         dirs = {f.station: f.direction for f in flows}
         sg, sj = status_series(rounds, seconds, dirs)
+        rg, _ = status_series(rounds, seconds, {i: "report_" + d for i, d in dirs.items()})
         with open(apd_log, errors="replace") as f:
             log_text = f.read()
         with open(os.path.join(rdir, "rounds.json"), "w") as f:
             json.dump(rounds, f)
         return Run(seconds, flows, list(self.macs), goodput, sg, sj, rounds, settings, code,
-                   log_text, errors, sorted(sender_ccs))
+                   log_text, errors, sorted(sender_ccs), iperf, rg)
 
 
 def compact_round(st: dict, wall0: float, macs: List[str]) -> dict:

@@ -116,9 +116,6 @@ class Ns3Medium:
     def phy_rates(self) -> List[int]:
         return [int(s["phy_rate_bps"]) for s in self.ready["stations"]]
 
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
     def stop(self) -> Optional[dict]:
         """SIGTERM, and its done line (None if it had died or said nothing)."""
         if self.proc is None:

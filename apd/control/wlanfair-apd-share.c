@@ -292,21 +292,6 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
   double prev_held = window_sustained (p, window);
   gboolean ramping = used > RAMP_GROWTH * prev_max;
 
-  /* Every active station either held by a cap it presses against or
-   * satisfied: the caps, not the air, set what the cell used, so this
-   * round says nothing of the air's capacity. Recording it would let
-   * U_max, and with it every cap, ratchet down on noise (measured: two
-   * held downloads ending at 0.63 of what the cell carries). A station
-   * that may be limited elsewhere (below its share with its air idle: it
-   * is being watched) is not one the air holds back either: while it is
-   * watched, the window must not forget the cell's capacity (it would, in
-   * the LIMITED_ROUNDS it takes, and every station would end held at the
-   * limited one's rate). Where no station's cost is known, airtime is
-   * counted in bits, which fall as a slow station takes more of the air:
-   * no idle air can be told, and nobody is limited. What such a round
-   * records, and what idle air is measured from, is the air the cell
-   * held (two rounds in a row), not the window's one-round burst, which
-   * a held cell would otherwise keep for ever. */
   /* The air a limited station leaves is idle only if the others take
    * it. Where every station with demand stayed below the share it was
    * given for LIMITED_EXIT_ROUNDS rounds, something else holds them all:
@@ -347,6 +332,22 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
     p->short_rounds = 0;
 
   double idle = !released && n_known > 0 && prev_held > 0 ? MAX (prev_held - used, 0) : 0;
+
+  /* Every active station either held by a cap it presses against or
+   * satisfied: the caps, not the air, set what the cell used, so this
+   * round says nothing of the air's capacity. Recording it would let
+   * U_max, and with it every cap, ratchet down on noise (measured: two
+   * held downloads ending at 0.63 of what the cell carries). A station
+   * that may be limited elsewhere (below its share with its air idle: it
+   * is being watched) is not one the air holds back either: while it is
+   * watched, the window must not forget the cell's capacity (it would, in
+   * the LIMITED_ROUNDS it takes, and every station would end held at the
+   * limited one's rate). Where no station's cost is known, airtime is
+   * counted in bits, which fall as a slow station takes more of the air:
+   * no idle air can be told, and nobody is limited. What such a round
+   * records, and what idle air is measured from, is the air the cell
+   * held (two rounds in a row), not the window's one-round burst, which
+   * a held cell would otherwise keep for ever. */
   gboolean caps_bind = n_active >= 2;
   guint n_held = 0, n_squeezed = 0, n_got = 0;
   for (guint i = 0; i < n && caps_bind; i++)
