@@ -63,4 +63,3 @@ def reporter(ax, cells):
     ax.set_xlabel("iperf3's receiver, Mbit/s")
     ax.set_ylabel("wlanfair-reportd, Mbit/s")
     ax.set_title("reporter against iperf3 (squares: A-MPDU off)", fontsize=9)
-
