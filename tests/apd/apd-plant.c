@@ -20,6 +20,7 @@ typedef struct {
   guint16  weight;
   int      signal;
   double   limit, limit_noise;  /* limited elsewhere (0: not) */
+  double   shaped;       /* share of a rate cap it carries */
 } Sta;
 
 struct _WfApdPlant {
@@ -66,7 +67,7 @@ wf_apd_plant_add_pull (WfApdPlant *p, double phy, WfApdDir dir, double demand,
                        double pull)
 {
   Sta s = { .phy = phy, .demand = demand, .pull = pull, .dir = dir,
-            .weight = 256, .signal = -50 };
+            .weight = 256, .signal = -50, .shaped = SHAPED };
   guint id = p->next_id++;
 
   g_array_append_val (p->sta, s);
@@ -116,6 +117,12 @@ wf_apd_plant_set_limit (WfApdPlant *p, guint i, double limit_bps, double noise)
 }
 
 void
+wf_apd_plant_set_shaped (WfApdPlant *p, guint i, double share)
+{
+  g_array_index (p->sta, Sta, i).shaped = share;
+}
+
+void
 wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known)
 {
   p->costs_hidden = !known;
@@ -156,7 +163,7 @@ airtime (WfApdPlant *p, double *air)
       double want = s->demand;
 
       if (s->cap > 0)
-        want = MIN (want, SHAPED * s->cap);
+        want = MIN (want, s->shaped * s->cap);
       /* Its loss-limited window: the rate falls as the RTT grows. */
       if (s->limit > 0)
         want = MIN (want, s->limit * BASE_RTT_S / (BASE_RTT_S + s->delay_us / 1e6));
@@ -258,7 +265,7 @@ wf_apd_plant_measure (WfApdPlant *p)
        * the host's sending only, so a receiving host never says it. */
       v->app_limited = p->reporting && s->dir == WF_APD_DIR_UP &&
                        isfinite (s->demand) && s->x < s->demand * 1.1 &&
-                       (s->cap <= 0 || s->demand < SHAPED * s->cap * 0.9);
+                       (s->cap <= 0 || s->demand < s->shaped * s->cap * 0.9);
       v->wants_more = p->reporting && s->dir == WF_APD_DIR_UP && !v->app_limited;
       /* download-demand=: a download below what it wants leaves frames
        * at the AP (a backlogged one always: TCP keeps a queue there). */

@@ -31,6 +31,11 @@ void        wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm);
  * (relative) per round; INFINITY lifts it. Such a station still wants
  * more (its report says so), and counts in no Jain of the plant. */
 void        wf_apd_plant_set_limit (WfApdPlant *p, guint i, double limit_bps, double noise);
+/* The share of any rate cap station i carries (0.96 by default:
+ * headers); less for a TCP whose sawtooth under the cap leaves it idle
+ * now and then. Whatever the air: the bench's downloads carried 0.8-0.85
+ * of their caps for want of air, which this does not model. */
+void        wf_apd_plant_set_shaped (WfApdPlant *p, guint i, double share);
 /* FALSE: the AP cannot tell the stations' airtime costs (no PHY rates:
  * a bridge port in an emulation); the costs still hold in the cell. */
 void        wf_apd_plant_set_costs_known (WfApdPlant *p, gboolean known);
