@@ -626,9 +626,15 @@ class Ns3Live(unittest.TestCase):
         self.assertLess(fast / slow, 2.0)
 
     def test_per_opportunity_with_ampdu(self):
+        # Measured, seed 2, 10 runs: MCS 7 over MCS 0 1.75-16 (2 under 3:
+        # 4.35 / 7.61 in a CI run), the cell 12.0-34 Mbit/s in all; without
+        # A-MPDU 1.1-1.8 and 7.4-9.5. The ratio is a fact to print, not a
+        # check (a check of > 2.5 failed that CI run); aggregation shows in
+        # what the cell carries, and the fast station still gets more.
         slow, fast = self.cell(True)
         self.assertGreater(slow, 0.5e6)
-        self.assertGreater(fast / slow, 2.5)
+        self.assertGreater(fast, 1.2 * slow)
+        self.assertGreater(slow + fast, 10.5e6)
 
 
 @unittest.skipUnless(os.environ.get("WLANFAIR_TESTBED_LIVE") == "1" and os.geteuid() == 0,
