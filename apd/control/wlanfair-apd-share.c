@@ -593,6 +593,24 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
     }
   double down_ref = n_up_fill > 0 ? median (down_fill, n_down_fill) : 0;
 
+  /* A download held at its share has its own leaf at the AP; one that is
+   * not shares the AP's FIFO with every other unheld one, and its TCP
+   * keeps that FIFO full: the held download's frames wait behind it (the
+   * bench's 2-station download cell: the one held at 6.9 s carried 2.9
+   * of its 5.1 at 12.9 s, the other 5.4, just under the margin that holds
+   * a station). Once one download is held, every download with demand is
+   * held at its share too, even below it: a cap it does not press costs
+   * it nothing. Not only those whose frames wait at the AP: a FIFO that
+   * stays full drops less than download-demand's 5 %. */
+  gboolean down_held = FALSE;
+  for (guint i = 0; i < n && !ramping && prm->knob == WF_ACTUATOR_KNOB_RATE; i++)
+    {
+      Sta *st = wf_apd_controller_sta (c, &stations[i]);
+      if (demand[i] && downloads (&stations[i], prm->directions) &&
+          (st->cap_bps > 0 || x[i] > (1 + MARGIN) * level * shape[i]))
+        down_held = TRUE;
+    }
+
   for (guint i = 0; i < n; i++)
     {
       const WfApdStation *s = &stations[i];
@@ -626,7 +644,8 @@ share_step (WfApdController *c, const WfApdStation *stations, guint n,
       switch (prm->knob)
         {
         case WF_ACTUATOR_KNOB_RATE:
-          if (st->cap_bps > 0 || (x[i] > (1 + MARGIN) * share && !ramping))
+          if (st->cap_bps > 0 || (x[i] > (1 + MARGIN) * share && !ramping) ||
+              (down_held && downloads (s, prm->directions)))
             {
               double scale = 1;
               if (down_ref > 0 && st->fill > 0 && !downloads (s, prm->directions) &&

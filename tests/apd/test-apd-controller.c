@@ -459,6 +459,84 @@ test_app_limited_at_cap (void)
   g_assert_false (dec[0].setting.limited);
 }
 
+/* Two backlogged downloads behind the AP, their hosts reporting (a
+ * receiver says neither wants_more nor app_limited), the AP's FIFO full
+ * but dropping too little to mark them waiting. A one-round burst puts one above its share: it is
+ * held. Its leaf then feeds the AP's one queue behind the unheld one,
+ * whose TCP keeps that queue full: the held one carries 0.6 of its cap,
+ * the other 1.04 of its share, never above it by the margin that holds a
+ * station (the bench's 2-station download cell: 2.9 of 5.1 against 5.4,
+ * for 6 s). A download whose frames wait at the AP is held at its share
+ * once another one is: its cap then frees the held one's frames. */
+static void
+test_held_download_behind_fifo (void)
+{
+  g_autoptr(WfApdController) c = controller ("share", WF_ACTUATOR_KNOB_RATE, WF_APD_DIR_BOTH);
+  WfApdStation st[2];
+  WfApdDecision dec[2];
+  WfApdRound round;
+  int r = 0;
+
+  memset (st, 0, sizeof st);
+  for (guint i = 0; i < 2; i++)
+    {
+      st[i].mac[5] = (guint8) (i + 1);
+      wf_mac_format (st[i].mac, st[i].mac_str);
+      st[i].weight = 1;
+      st[i].reporting = st[i].trusted = TRUE;
+    }
+  /* Even, uncontrolled: 5.1 each. */
+  for (; r < 8; r++)
+    {
+      for (guint i = 0; i < 2; i++)
+        {
+          st[i].down_bps = st[i].ap_down_bps = 5.1e6;
+          st[i].up_bps = st[i].ap_up_bps = 0.15e6;
+        }
+      wf_apd_controller_step (c, st, 2, (gint64) r * G_USEC_PER_SEC, dec, &round);
+      g_assert_false (dec[0].setting.limited);
+      g_assert_false (dec[1].setting.limited);
+    }
+  /* The burst. */
+  st[0].down_bps = st[0].ap_down_bps = 6.6e6;
+  st[1].down_bps = st[1].ap_down_bps = 3.6e6;
+  wf_apd_controller_step (c, st, 2, (gint64) r++ * G_USEC_PER_SEC, dec, &round);
+  g_assert_true (dec[0].setting.limited);
+  double share = round.level_bps;
+  g_assert_cmpfloat (fabs (share - 5.1e6), <, 0.3e6);
+  /* The held one behind the FIFO while the other is not held, the other
+   * (with its ACKs) just under the margin above the last round's level;
+   * once both are held, each carries 0.97 of its cap, the two at most
+   * the 10.2 Mbit/s the cell carried. */
+  for (int k = 0; k < 6; k++, r++)
+    {
+      double cap0 = dec[0].setting.rate_down_bps, cap1 = dec[1].setting.rate_down_bps;
+      double level = round.level_bps;
+      if (dec[0].setting.limited && dec[1].setting.limited)
+        {
+          st[0].down_bps = MIN (0.97 * cap0, 5.1e6);
+          st[1].down_bps = MIN (0.97 * cap1, 5.1e6);
+        }
+      else
+        {
+          st[0].down_bps = 0.6 * cap0;
+          st[1].down_bps = 1.04 * level - st[1].up_bps;
+        }
+      st[0].ap_down_bps = st[0].down_bps;
+      st[1].ap_down_bps = st[1].down_bps;
+      wf_apd_controller_step (c, st, 2, (gint64) r * G_USEC_PER_SEC, dec, &round);
+      g_test_message ("round %d: %.2f / %.2f Mbit/s, caps %.2f / %.2f, level %.2f (%s)", r,
+                      st[0].down_bps / MBIT, st[1].down_bps / MBIT,
+                      dec[0].setting.rate_down_bps / MBIT, dec[1].setting.rate_down_bps / MBIT,
+                      round.level_bps / MBIT, dec[1].why);
+    }
+  g_assert_true (dec[0].setting.limited);
+  g_assert_true (dec[1].setting.limited);
+  g_assert_cmpfloat (st[0].down_bps, >=, 0.95 * st[1].down_bps);
+  g_assert_cmpfloat (st[0].down_bps, <=, 1.05 * st[1].down_bps);
+  g_assert_cmpfloat (st[0].down_bps + st[1].down_bps, >=, 0.9 * 10.2e6);
+}
+
 /* A starved upload moves less than the idle rate; its report, which says
  * its flow waits for the path, is what keeps it counted: the others are
  * held so that it gets a share. Without that word it is idle. */
@@ -804,6 +882,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apd/controller/app-limited-at-cap", test_app_limited_at_cap);
   g_test_add_func ("/apd/controller/starved-upload", test_starved_upload);
   g_test_add_func ("/apd/controller/starved-download", test_starved_download);
+  g_test_add_func ("/apd/controller/held-download-behind-fifo", test_held_download_behind_fifo);
   g_test_add_func ("/apd/controller/limited-elsewhere", test_limited_elsewhere);
   g_test_add_func ("/apd/controller/fill-even", test_fill_even);
   g_test_add_func ("/apd/controller/bottleneck-past-ap", test_bottleneck_past_ap);
