@@ -621,9 +621,14 @@ class Ns3Live(unittest.TestCase):
         return slow, fast
 
     def test_anomaly_without_ampdu(self):
+        # Measured, seed 2, 18 runs: MCS 7 over MCS 0 1.03-1.8, MCS 7 at
+        # 3.9-5.8 Mbit/s, where alone it carries 24.5 (the model,
+        # docs/ns3-cell.md): the slow station drags it to its own rate.
+        # A check of < 2.0 sat within 0.2 of the spread.
         slow, fast = self.cell(False)
         self.assertGreater(slow, 1e6)
-        self.assertLess(fast / slow, 2.0)
+        self.assertLess(fast / slow, 2.5)
+        self.assertLess(fast, 10e6)
 
     def test_per_opportunity_with_ampdu(self):
         # Measured, seed 2, 10 runs: MCS 7 over MCS 0 1.75-16 (2 under 3:

@@ -330,8 +330,12 @@ tc_as_before() {   # NAME: the snapshot equals the one before; diff in the log
 for p in $APD_PHASES; do [ "$p" = free ] && upload free "$T_FREE"; done
 if [ -s "$OUT/free.json" ]; then
     for k in near_mean_mbps far_mean_mbps total_mean_mbps jain; do fact "free_$k" "$(pval free $k)"; done
-    check uncontrolled-unfair "Jain $(pval free jain) (near $(pval free near_mean_mbps), far $(pval free far_mean_mbps) Mbit/s); wanted < 0.9, near > far" \
-        eval 'lt "$(pval free jain)" 0.9 && lt "$(pval free far_mean_mbps)" "$(pval free near_mean_mbps)"'
+    # The cell's premise: uncontrolled, the near host takes more. Its Jain
+    # is a fact: 0.65-0.93 in 13 runs of 2026-11-30 (a check of < 0.9
+    # failed one); near over far 1.78-6.4 in the same runs.
+    far_x13=$(python3 -c "import sys; print(1.3 * float(sys.argv[1]))" "$(pval free far_mean_mbps)" 2>/dev/null)
+    check uncontrolled-unfair "near $(pval free near_mean_mbps), far $(pval free far_mean_mbps) Mbit/s (Jain $(pval free jain)); wanted near > 1.3 x far" \
+        lt "$far_x13" "$(pval free near_mean_mbps)"
 fi
 
 [ $HAVE_APD = 1 ] || exit 1
