@@ -461,13 +461,14 @@ test_app_limited_at_cap (void)
 
 /* Two backlogged downloads behind the AP, their hosts reporting (a
  * receiver says neither wants_more nor app_limited), the AP's FIFO full
- * but dropping too little to mark them waiting. A one-round burst puts one above its share: it is
- * held. Its leaf then feeds the AP's one queue behind the unheld one,
- * whose TCP keeps that queue full: the held one carries 0.6 of its cap,
- * the other 1.04 of its share, never above it by the margin that holds a
- * station (the bench's 2-station download cell: 2.9 of 5.1 against 5.4,
- * for 6 s). A download whose frames wait at the AP is held at its share
- * once another one is: its cap then frees the held one's frames. */
+ * but dropping too little to mark them waiting. A one-round burst puts
+ * one above its share: it is held. Its leaf then feeds the AP's one
+ * queue behind the unheld one, whose TCP keeps that queue full: the held
+ * one carries 0.6 of its cap, the other 1.04 of the last round's level,
+ * never above it by the margin that holds a station (the bench's
+ * 2-station download cell: 2.9 of 5.1 against 5.4, for 6 s). Once one
+ * download is held, every download with demand is: its cap empties the
+ * FIFO the held one's frames waited in. */
 static void
 test_held_download_behind_fifo (void)
 {
