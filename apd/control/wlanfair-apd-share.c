@@ -22,9 +22,11 @@
  * cannot use goes to the others (work-conserving max-min). An upload
  * that carries more of its cap than the downloads carry of theirs (the
  * MAC gives it its own contender, the downloads the AP's one) is held
- * lower, by the ratio: equal goodputs, not equal caps. Changes per
- * round are bounded (a cap at most halves the station's rate; a delay
- * moves at most MAX_DELAY_STEP_US). Docs:
+ * lower, by the ratio: equal goodputs, not equal caps. Once one download
+ * is held, every download with demand is (an unheld one's TCP fills the
+ * AP's FIFO the held one's frames wait in). Changes per round are
+ * bounded (a cap at most halves the station's rate; a delay moves at
+ * most MAX_DELAY_STEP_US). Docs:
  * docs/ap-controller.md, "The default controller". */
 #include "config.h"
 
