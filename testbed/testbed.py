@@ -72,13 +72,17 @@ grow instead: a tc BPF program on `air` (clsact egress, before the HTB;
 testbed_bpf.py, assembled and loaded with the standard library only) adds
 (K - 1) x (length + overhead) zero bytes after the IP datagram of every
 frame from or to a far station's address, so that with the size table's
-overhead the medium is charged K x (length + overhead); after the medium a
-second program on the station's bridge port (clsact egress and ingress,
-prio 1, ahead of the redirect, which it lets run: TC_ACT_UNSPEC) cuts it
-back to the IPv4 total length, so that neither the station nor the AP's
-bridge, qdiscs and ifbs ever see the padding. A grown frame goes from `air`
-straight back to its port, never through the bridge's forwarding, so
-every MTU stays 1500. Every leaf's quantum is one frame of the costliest
+overhead the medium is charged K x (length + overhead); after the medium
+the frame is cut back to the IPv4 total length, so that neither the
+station nor the AP's qdiscs and ifbs ever see the padding: downstream by a
+second program on the station's bridge port (clsact egress, prio 1, ahead
+of the redirect, which it lets run: TC_ACT_UNSPEC); upstream, where a
+frame back from `air` skips its port's ingress classification, by the
+bridge's IPv4 check (br_netfilter with bridge-nf-call-iptables, set in the
+AP's namespace; a kernel without br_netfilter is refused for far
+stations), before br0's ingress. A grown frame goes from `air` straight
+back to its port, never through the bridge's forwarding, so every MTU
+stays 1500. Every leaf's quantum is one frame of the costliest
 station: HTB sends at least one packet per turn whatever its size, so with
 a one-frame quantum a far station borrowing idle airtime would get K times
 its share.
@@ -550,11 +554,21 @@ def check_environment(cfg: Config, traffic: bool) -> None:
         pkgs = sorted({hint[t] for t in missing})
         raise TestbedError(f"missing tool(s): {', '.join(missing)} "
                            f"(apt-get install {' '.join(pkgs)})")
+    if cfg.padded_stations and not os.path.exists("/proc/sys/" + BRIDGE_NF_IPV4):
+        # Upstream, nothing else cuts a far station's padding before br0's
+        # ingress, where wlanfair-apd shapes uploads (Testbed._setup_far).
+        raise TestbedError("far stations need the bridge's IPv4 check (br_netfilter), "
+                           "which this kernel lacks: modprobe br_netfilter")
     if cfg.cc is not None:
         avail = read_sysctl("net/ipv4/tcp_available_congestion_control").split()
         if cfg.cc not in avail:
             raise TestbedError(f"congestion control '{cfg.cc}' is not available "
                                f"(available: {' '.join(avail)}); load it first")
+
+
+# br_netfilter's switch: with it on, the bridge checks an IPv4 frame before
+# it goes up to br0 and cuts it to the datagram's total length.
+BRIDGE_NF_IPV4 = "net/bridge/bridge-nf-call-iptables"
 
 
 def read_sysctl(path: str) -> str:
@@ -868,13 +882,20 @@ class Testbed:
     def _setup_far(self) -> None:
         """Far stations: their frames, both ways, grow by (k - 1) x (length +
         overhead) before the medium (the HTB charges bytes) and shrink back
-        after it, on the station's bridge port, both ways (testbed_bpf.py).
-        A grown frame goes from `air` straight back to that port, never
-        through the bridge's forwarding, so no MTU changes."""
+        after it (testbed_bpf.py). A grown frame goes from `air` straight
+        back to the station's bridge port, so no MTU changes. Downstream it
+        leaves through the port's egress, where the trim program cuts it.
+        Upstream it comes back into the port's ingress with tc's
+        classification skipped (the ifb sets tc_skip_classify), so no
+        program there ever sees it: the bridge's IPv4 check (br_netfilter,
+        switched on here in the AP's namespace, required by
+        check_environment) cuts it to the datagram's length before br0's
+        ingress, where wlanfair-apd's upload shaping counts bytes."""
         cfg = self.cfg
         far = cfg.padded_stations
         if not far:
             return
+        sh(nsexec(self.ap, ["sysctl", "-qw", BRIDGE_NF_IPV4.replace("/", ".") + "=1"]))
         specs = [f"{self.sta_ip(i)}={cfg.far_extra(i)}" for i in far]
         sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "pad", "air", *specs,
                             "--overhead", str(cfg.overhead)]))

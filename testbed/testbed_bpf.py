@@ -7,13 +7,15 @@ deep station queues.
         or to a far station's address grows by (k - 1) x (its length +
         the per-frame overhead), so that the HTB, which charges bytes,
         charges it k times a near station's frame of the same size;
-  trim  on a far station's bridge port, where frames come back from the
-        medium (clsact egress: downstream; clsact ingress: upstream, so
-        that the AP's own qdiscs and ifbs on the bridge count the real
-        length): back to the Ethernet header plus the IPv4 total length.
-        It runs ahead of the port's redirect into the medium and lets it
-        run (TC_ACT_UNSPEC: next filter), so it must be a no-op on frames
-        on their way into the medium (never padded yet).
+  trim  on a far station's bridge port (clsact egress), where frames come
+        back from the medium downstream: back to the Ethernet header plus
+        the IPv4 total length. It runs ahead of the port's redirect into
+        the medium and lets it run (TC_ACT_UNSPEC: next filter), so it
+        must be a no-op on frames on their way into the medium (never
+        padded yet). Upstream, a frame back from the medium skips the
+        port's ingress classification (tc_skip_classify), so no program
+        there would see it: the bridge's IPv4 check cuts it instead
+        (testbed.py, Testbed._setup_far).
 
   lose  on the medium's ifb (clsact egress, ahead of pad): a frame from or
         to a lossy station's address draws the next number of the station's
@@ -47,7 +49,7 @@ no IP stack reads. IPv4 only, like the testbed.
 Run inside the AP namespace (the netlink socket and the interface names
 are that namespace's):
     ip netns exec AP python3 testbed_bpf.py pad air 10.1.0.2=3/1 [...] --overhead 1150
-    ip netns exec AP python3 testbed_bpf.py trim p2     # egress and ingress
+    ip netns exec AP python3 testbed_bpf.py trim p2     # egress
     ip netns exec AP python3 testbed_bpf.py orphan p1 [p2 ...]
     ip netns exec AP python3 testbed_bpf.py lose air --seed 1 10.1.0.2=0.05 [...]
     ip netns exec AP python3 testbed_bpf.py drop p2     # egress
@@ -431,7 +433,6 @@ def main(argv: List[str]) -> int:
             # Prio 1: ahead of the redirect into the medium (testbed.py).
             fd = prog_load(trim_program(), "wft_trim")
             tc_attach(argv[1], fd, "wft_trim", egress=True, prio=1)
-            tc_attach(argv[1], fd, "wft_trim", egress=False, prio=1)
         elif len(argv) >= 2 and argv[0] == "orphan":
             fd = prog_load(orphan_program(), "wft_orphan", BPF_PROG_TYPE_XDP)
             for dev in argv[1:]:
