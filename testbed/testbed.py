@@ -554,11 +554,8 @@ def check_environment(cfg: Config, traffic: bool) -> None:
         pkgs = sorted({hint[t] for t in missing})
         raise TestbedError(f"missing tool(s): {', '.join(missing)} "
                            f"(apt-get install {' '.join(pkgs)})")
-    if cfg.padded_stations and not os.path.exists("/proc/sys/" + BRIDGE_NF_IPV4):
-        # Upstream, nothing else cuts a far station's padding before br0's
-        # ingress, where wlanfair-apd shapes uploads (Testbed._setup_far).
-        raise TestbedError("far stations need the bridge's IPv4 check (br_netfilter), "
-                           "which this kernel lacks: modprobe br_netfilter")
+    if cfg.padded_stations:
+        check_bridge_nf()
     if cfg.cc is not None:
         avail = read_sysctl("net/ipv4/tcp_available_congestion_control").split()
         if cfg.cc not in avail:
@@ -569,6 +566,14 @@ def check_environment(cfg: Config, traffic: bool) -> None:
 # br_netfilter's switch: with it on, the bridge checks an IPv4 frame before
 # it goes up to br0 and cuts it to the datagram's total length.
 BRIDGE_NF_IPV4 = "net/bridge/bridge-nf-call-iptables"
+
+
+def check_bridge_nf() -> None:
+    """Upstream, nothing else cuts a far station's padding before br0's
+    ingress, where wlanfair-apd shapes uploads (Testbed._setup_far)."""
+    if not os.path.exists("/proc/sys/" + BRIDGE_NF_IPV4):
+        raise TestbedError("far stations need the bridge's IPv4 check (br_netfilter), "
+                           "which this kernel lacks: modprobe br_netfilter")
 
 
 def read_sysctl(path: str) -> str:
@@ -895,6 +900,7 @@ class Testbed:
         far = cfg.padded_stations
         if not far:
             return
+        check_bridge_nf()      # also for callers that skipped check_environment
         sh(nsexec(self.ap, ["sysctl", "-qw", BRIDGE_NF_IPV4.replace("/", ".") + "=1"]))
         specs = [f"{self.sta_ip(i)}={cfg.far_extra(i)}" for i in far]
         sh(nsexec(self.ap, [sys.executable, BPF_HELPER, "pad", "air", *specs,
