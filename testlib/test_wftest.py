@@ -130,6 +130,15 @@ class Main(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.split(), ["A.test_fail", "A.test_pass", "A.test_skip"])
 
+    def test_unknown_option(self):
+        """An option is not taken for a case's name (unittest's traceback
+        for a module attribute '-v'): a usage line, exit 2, nothing run."""
+        r = self.run_file("A.test_pass", "-v")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown option -v", r.stderr)
+        self.assertIn("usage:", r.stderr)
+        self.assertEqual(r.stdout, "")
+
 
 if __name__ == "__main__":
     wftest.main()

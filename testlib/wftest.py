@@ -107,6 +107,11 @@ def main(requires=None):
     listing = names[:1] == ["--list"]
     if listing:
         names = names[1:]
+    bad = [n for n in names if n.startswith("-")]
+    if bad:
+        print(f"{sys.argv[0]}: unknown option {bad[0]}\n"
+              f"usage: {sys.argv[0]} [--list] [Class | Class.test_case ...]", file=sys.stderr)
+        sys.exit(2)
     suite = loader.loadTestsFromNames(names, module) if names else loader.loadTestsFromModule(module)
     if listing:
         for case in _cases(suite):
