@@ -126,6 +126,10 @@ from_ap_station (const WfApStation *a, WfApdApEntry *e)
   e->has_tx_packets = a->has_tx_packets;
   e->tx_packets_32bit = TRUE;
   e->tx_packets = a->tx_packets;
+  e->has_tx_duration = a->has_tx_duration;
+  e->tx_duration_us = a->tx_duration_us;
+  e->has_rx_duration = a->has_rx_duration;
+  e->rx_duration_us = a->rx_duration_us;
 }
 
 static gboolean

@@ -24,6 +24,15 @@
 #define WAIT_MIN_FRAMES 2
 #define WAIT_SHARE 0.05
 
+/* Airtime measured by the driver (nl80211 TX/RX duration) counts what a
+ * PHY rate leaves out: the per-frame overhead (contention, preamble, the
+ * acknowledgement), retries, aggregation. A round's measure needs this
+ * many bytes carried (about 40 full frames); an idle station keeps the
+ * cost it last measured. */
+#define AIRTIME_MIN_BYTES 65536
+
+enum { DOWN, UP };     /* the direction of a cost: tx, rx as the AP sees it */
+
 typedef struct {
   WfApdStation  s;
   gboolean      seen;          /* in the current dump */
@@ -43,6 +52,11 @@ typedef struct {
    * last WAIT_ROUNDS rounds' frames handed over and not delivered. */
   gboolean      has_tx_packets;
   guint64       tx_packets;
+  /* The driver's airtime counters (DOWN: tx, UP: rx) and the cost per
+   * bit they last gave, 0 when they gave none. */
+  gboolean      has_duration[2];
+  guint64       duration_us[2];
+  double        measured[2];
   gint64        delivered;       /* this round; -1: unknown */
   gboolean      has_handed;
   guint64       handed;          /* cumulative, from the program */
@@ -59,6 +73,7 @@ struct _WfApdStations {
   WfRatelimit       *unmatched;  /* by host id: said once until matched */
   guint64            untrusted;
   gint64             last_feed;
+  gboolean           airtime_said[2];  /* costs from measured airtime, logged */
 };
 
 static void
@@ -89,6 +104,84 @@ wf_apd_stations_free (WfApdStations *t)
   g_hash_table_unref (t->by_mac);
   wf_ratelimit_free (t->unmatched);
   g_free (t);
+}
+
+/* Cost per bit from the driver's airtime over this round, averaged over
+ * a few rounds as the AP's other averages; the last one when too few
+ * bytes moved to tell; 0 when the driver counts none (or the counters went
+ * back: a re-association). */
+static double
+measured_cost (const Entry *e, int dir, gboolean has, guint64 duration_us, gboolean has_bytes,
+               guint64 bytes)
+{
+  double last = e->measured[dir], now;
+
+  if (!has || !e->has_duration[dir] || duration_us < e->duration_us[dir] || !has_bytes)
+    return 0;
+  if (bytes < AIRTIME_MIN_BYTES)
+    return last;
+  if (duration_us == e->duration_us[dir])
+    return 0;
+  now = (duration_us - e->duration_us[dir]) * 1e-6 / (bytes * 8.0);
+  return last > 0 ? (1 - AVG_WEIGHT) * last + AVG_WEIGHT * now : now;
+}
+
+/* Costs compare in one unit: a station the driver measured costs its
+ * measure; one it did not (yet) costs its PHY rate's, scaled by the mean
+ * ratio of measure to PHY-rate cost of those it did, so that the overhead
+ * the others showed is not left out of it alone. */
+static void
+set_costs (WfApdStations *t)
+{
+  static const char *const names[2] = { "TX", "RX" };
+  GHashTableIter it;
+  gpointer value;
+
+  for (int dir = DOWN; dir <= UP; dir++)
+    {
+      double ratio_sum = 0;
+      guint n_ratio = 0;
+
+      g_hash_table_iter_init (&it, t->by_mac);
+      while (g_hash_table_iter_next (&it, NULL, &value))
+        {
+          Entry *e = value;
+          gboolean has = dir == DOWN ? e->s.has_tx_bitrate : e->s.has_rx_bitrate;
+          guint32 kbps = dir == DOWN ? e->s.tx_bitrate_kbps : e->s.rx_bitrate_kbps;
+
+          if (e->seen && e->measured[dir] > 0 && has && kbps)
+            {
+              ratio_sum += e->measured[dir] * kbps * 1e3;
+              n_ratio++;
+            }
+        }
+      if ((n_ratio > 0) != t->airtime_said[dir])
+        {
+          t->airtime_said[dir] = n_ratio > 0;
+          if (n_ratio)
+            g_message ("airtime costs %s: the driver's %s duration (%.2f x the PHY rate's)",
+                       dir == DOWN ? "down" : "up", names[dir], ratio_sum / n_ratio);
+          else
+            g_message ("airtime costs %s: PHY rates (no station's %s duration measured)",
+                       dir == DOWN ? "down" : "up", names[dir]);
+        }
+
+      g_hash_table_iter_init (&it, t->by_mac);
+      while (g_hash_table_iter_next (&it, NULL, &value))
+        {
+          Entry *e = value;
+          gboolean has = dir == DOWN ? e->s.has_tx_bitrate : e->s.has_rx_bitrate;
+          guint32 kbps = dir == DOWN ? e->s.tx_bitrate_kbps : e->s.rx_bitrate_kbps;
+          double cost = e->measured[dir];
+
+          if (cost <= 0 && has && kbps)
+            cost = (n_ratio ? ratio_sum / n_ratio : 1.0) / (kbps * 1e3);
+          if (dir == DOWN)
+            e->s.cost_down_s_per_bit = cost;
+          else
+            e->s.cost_up_s_per_bit = cost;
+        }
+    }
 }
 
 void
@@ -128,12 +221,21 @@ wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint 
       e->s.has_rx_bitrate = a->has_rx_bitrate;
       e->s.rx_bitrate_kbps = a->rx_bitrate_kbps;
       e->s.tx_mcs = a->tx_mcs;
-      /* Airtime per bit from the PHY rate each way: relative costs are
-       * what the controller needs. */
-      e->s.cost_down_s_per_bit = a->has_tx_bitrate && a->tx_bitrate_kbps
-                                 ? 1.0 / (a->tx_bitrate_kbps * 1e3) : 0;
-      e->s.cost_up_s_per_bit = a->has_rx_bitrate && a->rx_bitrate_kbps
-                               ? 1.0 / (a->rx_bitrate_kbps * 1e3) : 0;
+      /* Airtime per bit each way (set_costs, after every station): relative
+       * costs are what the controller needs. */
+      {
+        gboolean bytes_ok = e->has_counters && a->tx_bytes >= e->tx_bytes &&
+                            a->rx_bytes >= e->rx_bytes;
+
+        e->measured[DOWN] = measured_cost (e, DOWN, a->has_tx_duration, a->tx_duration_us,
+                                           bytes_ok, a->tx_bytes - e->tx_bytes);
+        e->measured[UP] = measured_cost (e, UP, a->has_rx_duration, a->rx_duration_us,
+                                         bytes_ok, a->rx_bytes - e->rx_bytes);
+        e->duration_us[DOWN] = a->tx_duration_us;
+        e->duration_us[UP] = a->rx_duration_us;
+        e->has_duration[DOWN] = a->has_tx_duration;
+        e->has_duration[UP] = a->has_rx_duration;
+      }
 
       if (e->has_counters && now_us > e->counters_at &&
           a->tx_bytes >= e->tx_bytes && a->rx_bytes >= e->rx_bytes)
@@ -175,6 +277,7 @@ wf_apd_stations_update_ap (WfApdStations *t, const WfApdApEntry *entries, guint 
           g_ptr_array_add (left, g_bytes_new (((Entry *) value)->s.mac, 6));
         g_hash_table_iter_remove (&it);
       }
+  set_costs (t);
 }
 
 void

@@ -28,6 +28,10 @@ typedef struct {
   gboolean has_tx_packets; /* frames the station got (download-demand=) */
   gboolean tx_packets_32bit; /* nl80211's: wraps at 2^32 */
   guint64  tx_packets;
+  /* airtime the driver counted each way, cumulative (nl80211 TX/RX
+   * duration; drivers that do not count it report none, or 0) */
+  gboolean has_tx_duration; guint64 tx_duration_us;
+  gboolean has_rx_duration; guint64 rx_duration_us;
 } WfApdApEntry;
 
 /* What the AP was handed for one station since download-demand='s

@@ -58,8 +58,10 @@ typedef struct {
   int       tx_mcs;                               /* -1: unknown/legacy */
   double    ap_down_bps;    /* bytes the AP sent it, bit/s */
   double    ap_up_bps;      /* bytes the AP received from it, bit/s */
-  /* airtime cost per bit, s/bit (TX_DURATION per byte, else 1/bitrate);
-   * 0 when the AP cannot tell (a wired emulation): equal costs assumed */
+  /* airtime cost per bit, s/bit: the driver's TX/RX duration per bit
+   * where it counts airtime, else 1/bitrate (scaled to the measured ones'
+   * unit when other stations have them); 0 when the AP cannot tell (a
+   * wired emulation): equal costs assumed */
   double    cost_down_s_per_bit;
   double    cost_up_s_per_bit;
 

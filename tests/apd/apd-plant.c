@@ -21,6 +21,7 @@ typedef struct {
   int      signal;
   double   limit, limit_noise;  /* limited elsewhere (0: not) */
   double   shaped;       /* share of a rate cap it carries */
+  double   seen_phy;     /* the rate the AP sees, 0: phy */
 } Sta;
 
 struct _WfApdPlant {
@@ -99,6 +100,12 @@ void
 wf_apd_plant_set_phy (WfApdPlant *p, guint i, double phy)
 {
   g_array_index (p->sta, Sta, i).phy = phy;
+}
+
+void
+wf_apd_plant_set_seen_phy (WfApdPlant *p, guint i, double phy)
+{
+  g_array_index (p->sta, Sta, i).seen_phy = phy;
 }
 
 void
@@ -252,7 +259,8 @@ wf_apd_plant_measure (WfApdPlant *p)
       wf_mac_format (v->mac, v->mac_str);
       v->has_signal = TRUE;
       v->signal_dbm = s->signal;
-      v->cost_down_s_per_bit = v->cost_up_s_per_bit = p->costs_hidden ? 0 : 1.0 / s->phy;
+      v->cost_down_s_per_bit = v->cost_up_s_per_bit =
+        p->costs_hidden ? 0 : 1.0 / (s->seen_phy > 0 ? s->seen_phy : s->phy);
       v->weight = 1;
       /* ACKs of the other direction: a few percent. */
       double acks = 0.03 * s->x;

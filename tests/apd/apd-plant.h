@@ -24,6 +24,11 @@ void        wf_apd_plant_add_pull (WfApdPlant *p, double phy_bps, WfApdDir dir,
                                    double demand, double pull);
 void        wf_apd_plant_remove (WfApdPlant *p, guint i, guint8 mac_out[6]);
 void        wf_apd_plant_set_phy (WfApdPlant *p, guint i, double phy_bps);
+/* The rate the AP takes station i's cost from, where it is not what the
+ * station gets of its air: a PHY rate, which leaves out each frame's
+ * overhead (contention, preamble, the acknowledgement). 0: the cost the
+ * cell charges (as measured airtime gives it). */
+void        wf_apd_plant_set_seen_phy (WfApdPlant *p, guint i, double phy_bps);
 void        wf_apd_plant_set_signal (WfApdPlant *p, guint i, int dbm);
 /* Limited elsewhere: station i's TCP cannot carry more than limit_bps at
  * the cell's base RTT (its frames lost after the MAC's retries: the

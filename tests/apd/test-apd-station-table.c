@@ -144,6 +144,83 @@ after_report (WfApdStations *t, GArray *snap, const guint8 ip[16], const guint8 
   return station_at (t, snap, mac, now);
 }
 
+static WfApdApEntry
+timed (const guint8 mac[6], guint64 tx, guint64 rx, guint64 tx_us, guint64 rx_us)
+{
+  WfApdApEntry e = entry (mac, tx, rx);
+
+  e.has_tx_duration = e.has_rx_duration = TRUE;
+  e.tx_duration_us = tx_us;
+  e.rx_duration_us = rx_us;
+  return e;
+}
+
+#define assert_near(a, b) g_assert_cmpfloat_with_epsilon ((a), (b), 1e-6 * (b))
+
+/* Airtime costs: the driver's TX/RX duration per bit where it counts
+ * airtime (each frame's overhead and retries in it), averaged over
+ * rounds, kept while the station is idle, forgotten at a re-association;
+ * where it does not, the PHY rate's cost, scaled to the measured ones'
+ * unit; the PHY rate's alone where nothing is measured (mac80211_hwsim
+ * reports durations, all 0). entry(): 54 Mbit/s down, 24 up. */
+static void
+test_airtime_costs (void)
+{
+  WfApdConfig c;
+  wf_apd_config_init (&c);
+  g_autoptr(WfApdStations) t = wf_apd_stations_new (&c);
+  g_autoptr(WfApdStations) hwsim = wf_apd_stations_new (&c);
+  g_autoptr(GArray) snap = g_array_new (FALSE, TRUE, sizeof (WfApdStation));
+  WfApdStation a, b;
+
+  /* a: 10 Mbit down in 370 ms of air (2.0 x the PHY rate's cost), 1 Mbit
+   * up in 100 ms (2.4 x); b: no durations. */
+  WfApdApEntry r0[] = { timed (mac_a, 0, 0, 0, 0), entry (mac_b, 0, 0) };
+  WfApdApEntry r1[] = { timed (mac_a, 1250000, 125000, 370000, 100000),
+                        entry (mac_b, 1250000, 0) };
+  wf_apd_stations_update_ap (t, r0, 2, 0, NULL);
+  wf_apd_stations_update_ap (t, r1, 2, 1 * S, NULL);
+  a = station_at (t, snap, mac_a, 1 * S);
+  b = station_at (t, snap, mac_b, 1 * S);
+  assert_near (a.cost_down_s_per_bit, 0.37 / 10e6);
+  assert_near (a.cost_up_s_per_bit, 0.1 / 1e6);
+  /* b at the same PHY rates: a's measured costs, not half of them. */
+  assert_near (b.cost_down_s_per_bit, a.cost_down_s_per_bit);
+  assert_near (b.cost_up_s_per_bit, a.cost_up_s_per_bit);
+
+  /* a idle down (1000 bytes: too few to tell), 1 Mbit up in 200 ms: down
+   * kept, up averaged as the table's other averages (0.3 of the round). */
+  WfApdApEntry r2[] = { timed (mac_a, 1251000, 250000, 370050, 300000),
+                        entry (mac_b, 2500000, 0) };
+  wf_apd_stations_update_ap (t, r2, 2, 2 * S, NULL);
+  a = station_at (t, snap, mac_a, 2 * S);
+  assert_near (a.cost_down_s_per_bit, 0.37 / 10e6);
+  assert_near (a.cost_up_s_per_bit, 0.7 * 1e-7 + 0.3 * 2e-7);
+
+  /* Re-association (counters back): nothing measured, b and a at their
+   * PHY rates; a's next round is measured afresh, not averaged. */
+  WfApdApEntry r3[] = { timed (mac_a, 0, 0, 0, 0), entry (mac_b, 3750000, 0) };
+  WfApdApEntry r4[] = { timed (mac_a, 1250000, 0, 185000, 0), entry (mac_b, 5000000, 0) };
+  wf_apd_stations_update_ap (t, r3, 2, 3 * S, NULL);
+  b = station_at (t, snap, mac_b, 3 * S);
+  assert_near (b.cost_down_s_per_bit, 1 / 54e6);
+  wf_apd_stations_update_ap (t, r4, 2, 4 * S, NULL);
+  a = station_at (t, snap, mac_a, 4 * S);
+  assert_near (a.cost_down_s_per_bit, 0.185 / 10e6);
+  b = station_at (t, snap, mac_b, 4 * S);
+  assert_near (b.cost_down_s_per_bit, 0.185 / 10e6);
+
+  /* Durations that never move while bytes do: PHY rates. */
+  WfApdApEntry h0[] = { timed (mac_a, 0, 0, 0, 0) };
+  WfApdApEntry h1[] = { timed (mac_a, 1250000, 125000, 0, 0) };
+  wf_apd_stations_update_ap (hwsim, h0, 1, 0, NULL);
+  wf_apd_stations_update_ap (hwsim, h1, 1, 1 * S, NULL);
+  a = station_at (hwsim, snap, mac_a, 1 * S);
+  assert_near (a.cost_down_s_per_bit, 1 / 54e6);
+  assert_near (a.cost_up_s_per_bit, 1 / 24e6);
+  wf_apd_config_clear (&c);
+}
+
 static void
 test_reports (void)
 {
@@ -321,6 +398,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/apd/station-table/rates", test_rates);
+  g_test_add_func ("/apd/station-table/airtime-costs", test_airtime_costs);
   g_test_add_func ("/apd/station-table/reports", test_reports);
   g_test_add_func ("/apd/station-table/waits-at-ap", test_waits_at_ap);
   return g_test_run ();
