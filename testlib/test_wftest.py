@@ -81,6 +81,30 @@ class WaitFor(unittest.TestCase):
             wftest.wait_for("never", lambda: None, timeout=30, interval=0, check=died)
 
 
+@unittest.skipUnless(os.geteuid() == 0 and shutil.which("iperf3"),
+                     "needs root (network namespaces) and iperf3")
+class Iperf3Server(unittest.TestCase):
+    """iperf3_server() returns with the server listening, fails at once
+    when it cannot listen; stop_procs() leaves none behind."""
+
+    def test_listens_fails_stops(self):
+        net = wftest.VethNet("wfti", "10.237.0.1", "10.237.0.2")
+        procs = []
+        try:
+            p = wftest.iperf3_server(net.server, net.saddr, 5990, procs)
+            self.assertIsNone(p.poll())
+            self.assertIn(":5990 ", net.ns(net.server, "ss", "-Hltn").stdout)
+            # Not an address of the namespace: bind fails, iperf3 exits.
+            with self.assertRaisesRegex(AssertionError, "port 5991 exited"):
+                wftest.iperf3_server(net.server, "10.237.9.9", 5991, procs)
+            self.assertEqual(len(procs), 2)
+        finally:
+            wftest.stop_procs(procs)
+            net.close()
+        self.assertEqual(procs, [])
+        self.assertIsNotNone(p.returncode)
+
+
 class Main(unittest.TestCase):
     """main() as meson sees it: exit 0, 1, 77 (SKIP)."""
 

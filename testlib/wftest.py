@@ -153,6 +153,35 @@ def run(*args, check=True, **kw):
     return r
 
 
+def iperf3_server(ns, addr, port, procs):
+    """A one-off iperf3 server in network namespace ns, listening on
+    addr:port when this returns (an early exit fails at once); appended to
+    procs, which the caller stops with stop_procs(). Not daemonised: a
+    daemon whose client never came outlives its deleted namespace."""
+    proc = subprocess.Popen(["ip", "netns", "exec", ns, "iperf3", "-s", "-1", "-B", addr,
+                             "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs.append(proc)
+
+    def alive():
+        if proc.poll() is not None:
+            raise AssertionError("iperf3 -s on port %d exited %s before listening"
+                                 % (port, proc.returncode))
+    wait_for("iperf3 listening on port %d" % port,
+             lambda: (":%d " % port) in run("ip", "netns", "exec", ns, "ss", "-Hltn").stdout,
+             timeout=10, check=alive)
+    return proc
+
+
+def stop_procs(procs):
+    """Kill the processes of procs that still run, reap them all, empty it."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+    procs.clear()
+
+
 class VethNet:
     """A client ('station') and a server namespace joined by a veth pair,
     named PREFIX<pid>-c / -s (devices PREFIX<pid>c / s), CADDR and SADDR

@@ -96,28 +96,8 @@ class Path:
             self.close()
             raise
 
-    def server(self, ns, addr, port):
-        """A one-off iperf3 server in ns, listening when this returns. Not
-        daemonised: one whose client never came is stopped by close(), not
-        left behind in a deleted namespace."""
-        proc = subprocess.Popen(["ip", "netns", "exec", ns, "iperf3", "-s", "-1", "-B", addr,
-                                 "-p", str(port)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.servers.append(proc)
-
-        def alive():
-            if proc.poll() is not None:
-                raise AssertionError("iperf3 -s exited %s before listening" % proc.returncode)
-        wftest.wait_for("iperf3 listening on port %d" % port,
-                        lambda: (":%d " % port) in self.sh(ns, "ss", "-Hltn").stdout,
-                        timeout=10, check=alive)
-        return proc
-
     def close(self):
-        for proc in self.servers:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait(10)
+        wftest.stop_procs(self.servers)
         if self.delay:
             if self.delay.poll() is None:
                 self.delay.terminate()
@@ -182,7 +162,7 @@ class ApdRwndTest(unittest.TestCase):
         the running client."""
         ns, peer = (self.path.srv, self.path.sta) if download else (self.path.sta, self.path.srv)
         addr = self.path.addr[v][1 if download else 0]
-        self.path.server(ns, addr, port)
+        wftest.iperf3_server(ns, addr, port, self.path.servers)
         return subprocess.Popen(["ip", "netns", "exec", peer, "iperf3", "-c", addr, "-p", str(port),
                                  "-t", str(seconds), "-i", "1", "-J", "-R"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -322,7 +302,7 @@ class ApdRwndTest(unittest.TestCase):
         udp = None
         if udp_bps:
             addr = self.path.addr[4][1]
-            self.path.server(self.path.srv, addr, 5601)
+            wftest.iperf3_server(self.path.srv, addr, 5601, self.path.servers)
             udp = subprocess.Popen(["ip", "netns", "exec", self.path.sta, "iperf3", "-c", addr,
                                     "-p", "5601", "-u", "-b", str(int(udp_bps)), "-t", "10",
                                     "-R", "-J"],

@@ -43,6 +43,7 @@ class RttPath:
         self.dev = "rta%d" % pid
         self.srv_addr = ["10.236.%d.2" % (10 + k) for k in range(3)]
         self.delays = []
+        self.servers = []
         devs = []
         try:
             for ns in [self.sta, self.bott, self.ap, self.srv] + self.wires:
@@ -96,6 +97,7 @@ class RttPath:
         assert d.stdout.readline().strip() == "ready"
 
     def close(self):
+        wftest.stop_procs(self.servers)
         for d in self.delays:
             if d.poll() is None:
                 d.terminate()
@@ -137,9 +139,7 @@ class ApdRwndRttTest(unittest.TestCase):
             self.assertEqual(a("start"), "ok")
         clients = []
         for k in range(3):
-            run("ip", "netns", "exec", self.path.srv, "iperf3", "-s", "-1", "-D", "-B",
-                self.path.srv_addr[k], "-p", str(port + k))
-        time.sleep(0.3)
+            wftest.iperf3_server(self.path.srv, self.path.srv_addr[k], port + k, self.path.servers)
         for k in range(3):
             clients.append(subprocess.Popen(
                 ["ip", "netns", "exec", self.path.sta, "iperf3", "-c", self.path.srv_addr[k],
