@@ -126,10 +126,21 @@ measured_cost (const Entry *e, int dir, gboolean has, guint64 duration_us, gbool
   return last > 0 ? (1 - AVG_WEIGHT) * last + AVG_WEIGHT * now : now;
 }
 
+/* 1 / its PHY rate that way, 0 when the AP does not know the rate. */
+static double
+phy_cost (const Entry *e, int dir)
+{
+  gboolean has = dir == DOWN ? e->s.has_tx_bitrate : e->s.has_rx_bitrate;
+  guint32 kbps = dir == DOWN ? e->s.tx_bitrate_kbps : e->s.rx_bitrate_kbps;
+
+  return has && kbps ? 1.0 / (kbps * 1e3) : 0;
+}
+
 /* Costs compare in one unit: a station the driver measured costs its
  * measure; one it did not (yet) costs its PHY rate's, scaled by the mean
  * ratio of measure to PHY-rate cost of those it did, so that the overhead
- * the others showed is not left out of it alone. */
+ * the others showed is not left out of it alone. Called after the
+ * departures: every entry is in the current dump. */
 static void
 set_costs (WfApdStations *t)
 {
@@ -146,12 +157,11 @@ set_costs (WfApdStations *t)
       while (g_hash_table_iter_next (&it, NULL, &value))
         {
           Entry *e = value;
-          gboolean has = dir == DOWN ? e->s.has_tx_bitrate : e->s.has_rx_bitrate;
-          guint32 kbps = dir == DOWN ? e->s.tx_bitrate_kbps : e->s.rx_bitrate_kbps;
+          double phy = phy_cost (e, dir);
 
-          if (e->seen && e->measured[dir] > 0 && has && kbps)
+          if (e->measured[dir] > 0 && phy > 0)
             {
-              ratio_sum += e->measured[dir] * kbps * 1e3;
+              ratio_sum += e->measured[dir] / phy;
               n_ratio++;
             }
         }
@@ -170,12 +180,9 @@ set_costs (WfApdStations *t)
       while (g_hash_table_iter_next (&it, NULL, &value))
         {
           Entry *e = value;
-          gboolean has = dir == DOWN ? e->s.has_tx_bitrate : e->s.has_rx_bitrate;
-          guint32 kbps = dir == DOWN ? e->s.tx_bitrate_kbps : e->s.rx_bitrate_kbps;
-          double cost = e->measured[dir];
+          double cost = e->measured[dir] > 0 ? e->measured[dir]
+                        : phy_cost (e, dir) * (n_ratio ? ratio_sum / n_ratio : 1.0);
 
-          if (cost <= 0 && has && kbps)
-            cost = (n_ratio ? ratio_sum / n_ratio : 1.0) / (kbps * 1e3);
           if (dir == DOWN)
             e->s.cost_down_s_per_bit = cost;
           else
